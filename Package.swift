@@ -1,0 +1,77 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "swift-wif",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "WIFCredentials", targets: ["WIFCredentials"]),
+        .library(name: "PolicyEngine", targets: ["PolicyEngine"]),
+        .library(name: "S3Partition", targets: ["S3Partition"]),
+        .library(name: "WIFLocal", targets: ["WIFLocal"]),
+        .executable(name: "wif-tool", targets: ["wif-tool"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.24.0"),
+    ],
+    targets: [
+        .target(
+            name: "WIFCredentials",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PolicyEngine",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "S3Partition",
+            dependencies: ["WIFCredentials", "PolicyEngine"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "WIFLocal",
+            dependencies: ["WIFCredentials", "PolicyEngine"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "wif-tool",
+            dependencies: [
+                "WIFCredentials",
+                "PolicyEngine",
+                "S3Partition",
+                "WIFLocal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WIFCredentialsTests",
+            dependencies: ["WIFCredentials"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PolicyEngineTests",
+            dependencies: ["PolicyEngine"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WIFToolTests",
+            dependencies: ["wif-tool"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

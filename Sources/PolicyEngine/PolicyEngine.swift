@@ -1,0 +1,1 @@
+// PolicyEngine arrives with its own issue; this file keeps the target buildable.

@@ -7,7 +7,7 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "swift-wif",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "WIFCredentials", targets: ["WIFCredentials"]),
         .library(name: "PolicyEngine", targets: ["PolicyEngine"]),

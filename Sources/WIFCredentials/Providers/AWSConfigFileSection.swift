@@ -33,7 +33,7 @@ public struct AWSConfigFileSection: Sendable, Hashable, CustomStringConvertible,
     /// - Parameters:
     ///   - key: The property holding a sub-property block, such as `s3` in a `services` section.
     ///   - subProperty: The name inside the block, such as `endpoint_url`.
-    public subscript(key: String, subProperty: String) -> String? {
+    public subscript(key: String, subProperty subProperty: String) -> String? {
         self.subProperties(key)[AWSConfigFileParser.asciiLowercased(subProperty)]
     }
 

@@ -36,7 +36,7 @@ public struct AWSProfile: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// - Parameters:
     ///   - key: The property holding a sub-property block.
     ///   - subProperty: The name inside the block.
-    public subscript(key: String, subProperty: String) -> String? {
+    public subscript(key: String, subProperty subProperty: String) -> String? {
         self.subProperties(key)[AWSConfigFileParser.asciiLowercased(subProperty)]
     }
 

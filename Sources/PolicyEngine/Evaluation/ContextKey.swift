@@ -1,0 +1,25 @@
+/// A context key name, lowercased, with its hash computed once so that lookups during evaluation hash one
+/// integer instead of the whole name.
+struct ContextKey: Sendable, Hashable {
+    let name: String
+    let hashValueCache: Int
+
+    /// - Parameter name: The key as written; it is lowercased (key names are case-insensitive).
+    init(_ name: String) {
+        let lowered = String(decoding: lowercasedASCII(name), as: UTF8.self)
+        self.name = lowered.utf8.contains(where: { $0 >= 0x80 }) ? lowered.lowercased() : lowered
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in self.name.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        }
+        self.hashValueCache = Int(truncatingIfNeeded: hash)
+    }
+
+    static func == (lhs: ContextKey, rhs: ContextKey) -> Bool {
+        lhs.hashValueCache == rhs.hashValueCache && lhs.name == rhs.name
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(self.hashValueCache)
+    }
+}

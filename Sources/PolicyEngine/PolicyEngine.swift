@@ -1,1 +1,0 @@
-// PolicyEngine arrives with its own issue; this file keeps the target buildable.

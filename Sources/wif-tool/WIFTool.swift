@@ -6,6 +6,13 @@ struct WIFTool: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wif-tool",
         abstract: "Turn web-identity tokens into AWS credentials and keep files in a private folder.",
-        subcommands: []
+        discussion: """
+            Exit codes: 0 success; 1 the command ran but its answer is a failure (an HTTP error status, \
+            a failed policy check); \(ExitStatus.auth.rawValue) no usable credentials or token; \
+            \(ExitStatus.denied.rawValue) access denied; \(ExitStatus.notFound.rawValue) not found; \
+            \(ExitStatus.io.rawValue) local file error; \(ExitStatus.network.rawValue) network or service \
+            failure; 64 usage error.
+            """,
+        subcommands: [Credentials.self, Request.self]
     )
 }

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import WIFCredentials
+
+/// The documented exit codes of `wif-tool`.
+enum ExitStatus: Int32 {
+    case success = 0
+    case failure = 1
+    case auth = 3
+    case denied = 4
+    case notFound = 5
+    case io = 6
+    case network = 7
+    case usage = 64
+
+    var exitCode: ExitCode { ExitCode(self.rawValue) }
+}
+
+/// An error a command reports as one line on standard error with a chosen exit status.
+struct CommandFailure: Error, CustomStringConvertible {
+    var status: ExitStatus
+    var message: String
+
+    var description: String { self.message }
+}
+
+extension ExitStatus {
+    /// The exit status that fits an error raised by the libraries.
+    static func classify(_ error: any Error) -> ExitStatus {
+        if let failure = error as? CommandFailure { return failure.status }
+        guard let error = error as? WIFCredentialsError else { return .failure }
+        switch error.code {
+        case .invalidParameter, .invalidConfiguration, .signing: return .usage
+        case .noCredentials, .tokenUnavailable, .tokenExpired: return .auth
+        case .network, .malformedResponse: return .network
+        case .profileParse: return .io
+        case .service:
+            switch error.serviceError?.code {
+            case "AccessDenied", "AccessDeniedException", "IDPRejectedClaim": return .denied
+            case "InvalidIdentityToken", "ExpiredTokenException", "ExpiredToken", "InvalidAccessKeyId",
+                "InvalidClientTokenId", "SignatureDoesNotMatch":
+                return .auth
+            case "NoSuchKey", "NoSuchBucket", "NotFound": return .notFound
+            default: return .network
+            }
+        default: return .failure
+        }
+    }
+}
+
+/// Runs a command body, turning any error into one `error:` line on standard error and the matching
+/// exit status, so no command ends with a stack of Swift error text.
+func reportingErrors(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let exit as ExitCode {
+        throw exit
+    } catch {
+        let message: String
+        if let error = error as? WIFCredentialsError {
+            message = error.reason
+        } else {
+            message = String(describing: error)
+        }
+        FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+        throw ExitStatus.classify(error).exitCode
+    }
+}
+
+/// Writes text to standard output.
+func printOut(_ text: String) {
+    FileHandle.standardOutput.write(Data(text.utf8))
+}

@@ -1,0 +1,204 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import WIFCredentials
+
+extension WIFTool {
+    /// `wif-tool request`: send (or show) a SigV4-signed request.
+    struct Request: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send a SigV4-signed request to any AWS-compatible service.",
+            discussion: """
+                Signs with credentials from the environment, web identity or the selected profile. \
+                --dry-run prints the signed request instead of sending it: the first line is \
+                'METHOD URL', then one 'Name: value' line per header (with --json, an object with \
+                method, url and headers). --presign SECONDS prints a presigned URL instead.
+                """
+        )
+
+        @OptionGroup var options: GlobalOptions
+
+        @Option(name: [.short, .customLong("method")], help: "The HTTP method (default GET, or POST with --data).")
+        var method: String?
+
+        @Option(name: [.customShort("H"), .long], help: "A header 'Name: value'; repeat for more.")
+        var header: [String] = []
+
+        @Option(name: [.short, .long], help: "The request body: TEXT, or @FILE to read a file.")
+        var data: String?
+
+        @Option(name: .long, help: "The service name in the credential scope, such as s3, sts or execute-api.")
+        var service: String
+
+        @Flag(name: [.short, .customLong("include")], help: "Print the response status line and headers.")
+        var include = false
+
+        @Flag(name: .long, help: "Print the signed request instead of sending it.")
+        var dryRun = false
+
+        @Option(name: .long, help: "Sign at this time, as 20150830T123600Z (dry runs and presigning only).")
+        var date: String?
+
+        @Option(name: .long, help: "Print a presigned URL valid for SECONDS instead of sending.")
+        var presign: Int?
+
+        @Argument(help: "The URL to request.")
+        var url: String
+
+        func validate() throws {
+            if self.date != nil && !self.dryRun && self.presign == nil {
+                throw ValidationError("--date is only allowed with --dry-run or --presign")
+            }
+            if let date, Self.parseDate(date) == nil {
+                throw ValidationError("--date must look like 20150830T123600Z, not '\(date)'")
+            }
+            if let presign, !(1...SigV4Signer.maximumExpiry).contains(presign) {
+                throw ValidationError("--presign must be between 1 and \(SigV4Signer.maximumExpiry) seconds")
+            }
+            for line in self.header where Self.splitHeader(line) == nil {
+                throw ValidationError("--header must look like 'Name: value', not '\(line)'")
+            }
+            guard let parsed = URL(string: self.url), let scheme = parsed.scheme?.lowercased(),
+                scheme == "http" || scheme == "https", parsed.host() != nil
+            else {
+                throw ValidationError("'\(self.url)' is not an http or https URL with a host")
+            }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let logger = self.options.makeLogger()
+                let body = try self.readBody()
+                let method = (self.method ?? (body == nil ? "GET" : "POST")).uppercased()
+                guard let url = URL(string: self.url) else {
+                    throw CommandFailure(status: .usage, message: "'\(self.url)' is not a URL")
+                }
+                let headers = self.header.compactMap(Self.splitHeader).map { SigV4Request.Header($0.0, $0.1) }
+                var request = try SigV4Request(method: method, url: url, headers: headers)
+                let credentials = try await self.options.credentialProvider().getCredentials(logger: logger)
+                let signer = SigV4Signer(credentials: credentials, region: self.options.resolvedRegion(), service: self.service)
+                let signingDate = self.date.flatMap(Self.parseDate) ?? Date()
+                let payload: SigV4Signer.Payload = body.map { .bytes($0) } ?? .empty
+
+                if let expires = self.presign {
+                    printOut(try signer.presign(request, payload: nil, date: signingDate, expires: expires) + "\n")
+                    return
+                }
+                try signer.sign(&request, payload: payload, date: signingDate)
+                if !request.headers.contains(where: { $0.name.lowercased() == "host" }) {
+                    request.headers.insert(.init("Host", request.host), at: 0)
+                }
+                if self.dryRun {
+                    self.printDryRun(request)
+                    return
+                }
+                try await self.send(request, body: body)
+            }
+        }
+
+        private func readBody() throws -> [UInt8]? {
+            guard let data = self.data else { return nil }
+            guard data.hasPrefix("@") else { return Array(data.utf8) }
+            let path = String(data.dropFirst())
+            do {
+                return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+            } catch {
+                throw CommandFailure(status: .io, message: "cannot read --data file '\(path)': \(error.localizedDescription)")
+            }
+        }
+
+        private func printDryRun(_ request: SigV4Request) {
+            if self.options.json {
+                var headers: [String: String] = [:]
+                for header in request.headers {
+                    headers[header.name] = headers[header.name].map { "\($0),\(header.value)" } ?? header.value
+                }
+                let object: [String: Any] = ["method": request.method, "url": request.urlString, "headers": headers]
+                if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) {
+                    printOut(String(decoding: data, as: UTF8.self) + "\n")
+                }
+                return
+            }
+            var text = "\(request.method) \(request.urlString)\n"
+            for header in request.headers { text += "\(header.name): \(header.value)\n" }
+            printOut(text)
+        }
+
+        private func send(_ request: SigV4Request, body: [UInt8]?) async throws {
+            var outgoing = HTTPClientRequest(url: request.urlString)
+            outgoing.method = HTTPMethod(rawValue: request.method)
+            for header in request.headers where header.name.lowercased() != "host" {
+                outgoing.headers.add(name: header.name, value: header.value)
+            }
+            if let body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+            let response: HTTPClientResponse
+            do {
+                response = try await HTTPClient.shared.execute(outgoing, timeout: .seconds(60))
+            } catch {
+                throw CommandFailure(status: .network, message: "\(request.method) \(request.urlString) failed: \(error)")
+            }
+            if self.options.json {
+                let collected = try await response.body.collect(upTo: 64 * 1024 * 1024)
+                var headers: [String: String] = [:]
+                for (name, value) in response.headers {
+                    headers[name] = headers[name].map { "\($0),\(value)" } ?? value
+                }
+                let object: [String: Any] = [
+                    "status": Int(response.status.code), "headers": headers,
+                    "body": String(decoding: collected.readableBytesView, as: UTF8.self),
+                ]
+                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+                printOut(String(decoding: data, as: UTF8.self) + "\n")
+            } else {
+                if self.include {
+                    var head = "HTTP/\(response.version.major).\(response.version.minor) \(response.status.code) \(response.status.reasonPhrase)\n"
+                    for (name, value) in response.headers { head += "\(name): \(value)\n" }
+                    printOut(head + "\n")
+                }
+                for try await buffer in response.body {
+                    FileHandle.standardOutput.write(Data(buffer.readableBytesView))
+                }
+            }
+            if !(200..<300).contains(response.status.code) {
+                FileHandle.standardError.write(Data("error: HTTP \(response.status.code) \(response.status.reasonPhrase)\n".utf8))
+                throw ExitStatus.failure.exitCode
+            }
+        }
+
+        static func splitHeader(_ line: String) -> (String, String)? {
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty, !name.contains(" ") else { return nil }
+            return (name, line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+
+        static func parseDate(_ text: String) -> Date? {
+            let bytes = Array(text.utf8)
+            guard bytes.count == 16, bytes[8] == UInt8(ascii: "T"), bytes[15] == UInt8(ascii: "Z") else { return nil }
+            var components = DateComponents()
+            components.calendar = Calendar(identifier: .gregorian)
+            components.timeZone = TimeZone(identifier: "UTC")
+            func number(_ range: Range<Int>) -> Int? {
+                var value = 0
+                for byte in bytes[range] {
+                    guard (48...57).contains(byte) else { return nil }
+                    value = value * 10 + Int(byte - 48)
+                }
+                return value
+            }
+            guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8),
+                let hour = number(9..<11), let minute = number(11..<13), let second = number(13..<15),
+                (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+            else { return nil }
+            components.year = year
+            components.month = month
+            components.day = day
+            components.hour = hour
+            components.minute = minute
+            components.second = second
+            return components.date
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+/// `wif-tool request`, run as a separate process.
+@Suite struct RequestCommandTests {
+    static let keys = [
+        "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE",
+        "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+    ]
+
+    // The expected signature is the AWS SigV4 test suite's `get-vanilla` case.
+    @Test func dryRunMatchesTheSigV4TestSuite() throws {
+        let home = try ToolRunner.temporaryDirectory()
+        let result = try ToolRunner.run(
+            ["request", "--dry-run", "--service", "service", "--region", "us-east-1", "--date", "20150830T123600Z",
+             "https://example.amazonaws.com/"],
+            environment: ToolRunner.cleanEnvironment(home: home, extra: Self.keys)
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "GET https://example.amazonaws.com/")
+        #expect(lines.contains("X-Amz-Date: 20150830T123600Z"))
+        #expect(lines.contains("Host: example.amazonaws.com"))
+        #expect(lines.contains(
+            "Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date, Signature=5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31"
+        ))
+    }
+
+    // The AWS SigV4 test suite's `get-vanilla-with-session-token` case.
+    @Test func dryRunWithSessionTokenAsJSON() throws {
+        let home = try ToolRunner.temporaryDirectory()
+        var keys = Self.keys
+        keys["AWS_SESSION_TOKEN"] = "6e86291e8372ff2a2260956d9b8aae1d763fbf315fa00fa31553b73ebf194267"
+        let result = try ToolRunner.run(
+            ["request", "--dry-run", "--json", "--service", "service", "--region", "us-east-1", "--date", "20150830T123600Z",
+             "https://example.amazonaws.com/"],
+            environment: ToolRunner.cleanEnvironment(home: home, extra: keys)
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["method"] as? String == "GET")
+        #expect(object["url"] as? String == "https://example.amazonaws.com/")
+        let headers = try #require(object["headers"] as? [String: String])
+        #expect(headers["X-Amz-Security-Token"] == keys["AWS_SESSION_TOKEN"])
+        #expect(headers["Authorization"]?.hasSuffix(
+            "SignedHeaders=host;x-amz-date;x-amz-security-token, Signature=07ec1639c89043aa0e3e2de82b96708f198cceab042d4a97044c66dd9f74e7f8") == true,
+            "\(headers)")
+    }
+
+    @Test func s3DryRunSignsThePayloadHash() throws {
+        let home = try ToolRunner.temporaryDirectory()
+        let result = try ToolRunner.run(
+            ["request", "--dry-run", "--service", "s3", "--region", "eu-west-1", "--date", "20240101T000000Z",
+             "--data", "hello", "-X", "PUT", "https://bucket.s3.eu-west-1.amazonaws.com/alice/a%20b.txt"],
+            environment: ToolRunner.cleanEnvironment(home: home, extra: Self.keys)
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("PUT https://bucket.s3.eu-west-1.amazonaws.com/alice/a%20b.txt\n"))
+        // SHA-256 of "hello".
+        #expect(result.stdout.contains("2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"))
+        #expect(result.stdout.contains("SignedHeaders=host;x-amz-content-sha256;x-amz-date"))
+    }
+
+    @Test func presignPrintsAQueryAuthenticatedURL() throws {
+        let home = try ToolRunner.temporaryDirectory()
+        let result = try ToolRunner.run(
+            ["request", "--presign", "3600", "--service", "s3", "--region", "us-east-1", "--date", "20150830T123600Z",
+             "https://examplebucket.s3.amazonaws.com/test.txt"],
+            environment: ToolRunner.cleanEnvironment(home: home, extra: Self.keys)
+        )
+        #expect(result.status == 0, "\(result.stderr)")
+        let url = try #require(URLComponents(string: result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let items = Dictionary(uniqueKeysWithValues: (url.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+        #expect(items["X-Amz-Algorithm"] == "AWS4-HMAC-SHA256")
+        #expect(items["X-Amz-Expires"] == "3600")
+        #expect(items["X-Amz-Date"] == "20150830T123600Z")
+        #expect(items["X-Amz-Signature"]?.count == 64)
+    }
+
+    @Test(arguments: [
+        (["--date", "yesterday"], "--date must look like 20150830T123600Z"),
+        (["--header", "NoColonHere"], "--header must look like 'Name: value'"),
+        (["--date", "20150830T123600Z"], "--date is only allowed with --dry-run or --presign"),
+        (["--presign", "0"], "--presign must be between 1 and 604800 seconds"),
+    ])
+    func badInputIsAUsageError(extra: [String], message: String) throws {
+        let home = try ToolRunner.temporaryDirectory()
+        let result = try ToolRunner.run(
+            ["request", "--service", "s3"] + extra + ["https://example.com/"],
+            environment: ToolRunner.cleanEnvironment(home: home, extra: Self.keys)
+        )
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
+    @Test func notAURLIsAUsageError() throws {
+        let home = try ToolRunner.temporaryDirectory()
+        let result = try ToolRunner.run(
+            ["request", "--service", "s3", "ftp://example.com/x"],
+            environment: ToolRunner.cleanEnvironment(home: home, extra: Self.keys)
+        )
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("is not an http or https URL"))
+    }
+
+    @Test func missingCredentialsIsAnAuthError() throws {
+        let home = try ToolRunner.temporaryDirectory()
+        let result = try ToolRunner.run(
+            ["request", "--dry-run", "--service", "s3", "https://example.com/"],
+            environment: ToolRunner.cleanEnvironment(home: home)
+        )
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("error: "))
+    }
+
+    @Test func unreadableDataFileIsAnIOError() throws {
+        let home = try ToolRunner.temporaryDirectory()
+        let result = try ToolRunner.run(
+            ["request", "--dry-run", "--service", "s3", "--data", "@/nonexistent/body", "https://example.com/"],
+            environment: ToolRunner.cleanEnvironment(home: home, extra: Self.keys)
+        )
+        #expect(result.status == 6)
+        #expect(result.stderr.contains("cannot read --data file '/nonexistent/body'"))
+    }
+}

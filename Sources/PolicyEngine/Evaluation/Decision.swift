@@ -82,6 +82,16 @@ public struct StatementReference: Sendable, Hashable, Codable, CustomStringConve
 }
 
 extension PolicyKind {
+    var pluralName: String {
+        switch self.base {
+        case .identity: return "identity policies"
+        case .resource: return "resource policies"
+        case .trust: return "trust policies"
+        case .session: return "session policies"
+        case .permissionsBoundary: return "permissions boundaries"
+        }
+    }
+
     var displayName: String {
         switch self.base {
         case .identity: return "identity policy"

@@ -51,7 +51,7 @@ extension PolicyParser {
             let name = negated ? "NotPrincipal" : "Principal"
             let elementPath = Self.member(path, name)
             if let kind = self.kind, !kind.namesPrincipals {
-                self.error(elementPath, offset, "\(name) is not allowed in \(kind.displayName)s; it belongs in resource and trust policies")
+                self.error(elementPath, offset, "\(name) is not allowed in \(kind.pluralName); it belongs in resource and trust policies")
             } else if negated, self.kind == .trust {
                 self.error(elementPath, offset, "NotPrincipal cannot be used in a role trust policy")
             }
@@ -60,7 +60,7 @@ extension PolicyParser {
                 compiledPrincipal = CompiledPrincipal(set, negated: negated)
             }
         } else if let kind = self.kind, kind.namesPrincipals {
-            self.error(path, node.offset, "missing Principal or NotPrincipal (required in \(kind.displayName)s)")
+            self.error(path, node.offset, "missing Principal or NotPrincipal (required in \(kind.pluralName))")
         }
 
         // Action / NotAction
@@ -138,7 +138,7 @@ extension PolicyParser {
                 continue
             }
             if value != "*" {
-                let parts = value.split(separator: ":", omittingEmptySubsequences: false)
+                let parts = Self.withoutVariables(value).split(separator: ":", omittingEmptySubsequences: false)
                 guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
                     self.error(entryPath, offset, "an action must be 'service:action' (such as s3:GetObject) or '*'")
                     failed = true
@@ -156,6 +156,25 @@ extension PolicyParser {
             patterns.append(PatternCompiler.pattern(value, .init(wildcards: true, variables: false, foldCase: true)).0)
         }
         return failed ? nil : (values, patterns)
+    }
+
+    /// The text with the inside of each `${…}` removed, so colons in variable names do not count.
+    static func withoutVariables(_ text: String) -> String {
+        guard text.containsVariableMarker else { return text }
+        var output = ""
+        var depth = false
+        var previous: Character = " "
+        for character in text {
+            if depth {
+                if character == "}" { depth = false }
+            } else if previous == "$", character == "{" {
+                depth = true
+            } else {
+                output.append(character)
+            }
+            previous = character
+        }
+        return output
     }
 
     // MARK: Resource

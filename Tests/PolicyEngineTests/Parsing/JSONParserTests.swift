@@ -1,0 +1,80 @@
+import Testing
+
+@testable import PolicyEngine
+
+@Suite("JSON reader")
+struct JSONParserTests {
+    private func parse(_ text: String) throws(JSONParser.SyntaxError) -> JSONNode {
+        try JSONParser.parse(Array(text.utf8))
+    }
+
+    @Test func keepsKeyOrderAndDuplicates() throws {
+        let node = try self.parse(#"{"b": 1, "a": [true, null, "x"], "b": 2.50}"#)
+        guard case .object(let members) = node.kind else {
+            Issue.record("expected an object")
+            return
+        }
+        #expect(members.map(\.key) == ["b", "a", "b"])
+        guard case .number(let text) = members[2].value.kind else {
+            Issue.record("expected a number")
+            return
+        }
+        #expect(text == "2.50")
+    }
+
+    @Test func decodesEscapesAndSurrogatePairs() throws {
+        let node = try self.parse(#""a\"b\\c\/d\n\u00e9\ud83d\ude00""#)
+        #expect(node.stringValue == "a\"b\\c/d\né😀")
+    }
+
+    @Test(arguments: [
+        ("", "the document is empty"),
+        ("{", "unexpected end of input inside an object"),
+        (#"{"a": 1,}"#, "trailing comma before '}'"),
+        ("[1,]", "trailing comma before ']'"),
+        (#"{"a" 1}"#, "expected ':' after key \"a\""),
+        ("[01]", "invalid number: leading zero"),
+        ("[1.]", "invalid number: expected a digit after '.'"),
+        ("tru", "invalid literal, expected 'true'"),
+        (#""\ud800""#, "unpaired UTF-16 surrogate in \\u escape"),
+        (#""\x""#, "invalid escape sequence in string"),
+        ("\"a\nb\"", "unescaped control character in string"),
+        ("{} {}", "unexpected character '{' after the end of the document"),
+        ("// comment\n{}", "unexpected character '/', expected a value"),
+    ])
+    func rejectsMalformedInput(text: String, message: String) {
+        #expect(throws: JSONParser.SyntaxError.self) { try self.parse(text) }
+        do {
+            _ = try self.parse(text)
+        } catch {
+            #expect(error.message == message)
+        }
+    }
+
+    @Test func rejectsInvalidUTF8() {
+        #expect(throws: JSONParser.SyntaxError.self) { try JSONParser.parse([0x22, 0xC3, 0x28, 0x22]) }
+    }
+
+    @Test func limitsNestingDepth() {
+        let deep = String(repeating: "[", count: 65) + String(repeating: "]", count: 65)
+        do {
+            _ = try self.parse(deep)
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.message == "nesting deeper than 64 levels")
+        }
+        let ok = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
+        #expect(throws: Never.self) { try self.parse(ok) }
+    }
+
+    @Test func locatorReportsLinesAndCharacterColumns() {
+        let bytes = Array("{\n  \"é\": [1,\n   x]}".utf8)
+        let locator = SourceLocator(bytes: bytes)
+        let offset = bytes.firstIndex(of: UInt8(ascii: "x")) ?? 0
+        let location = locator.location(of: offset)
+        #expect(location?.line == 3)
+        #expect(location?.column == 4)
+        let afterAccent = bytes.firstIndex(of: UInt8(ascii: "[")) ?? 0
+        #expect(locator.location(of: afterAccent)?.column == 8)
+    }
+}

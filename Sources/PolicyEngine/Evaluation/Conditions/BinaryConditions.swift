@@ -31,6 +31,8 @@ enum Base64 {
                 output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
             }
         }
+        // Canonical encodings leave the unused low bits of the last character zero.
+        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
         return output
     }
 

@@ -40,21 +40,27 @@ struct JSONMember: Sendable {
 }
 
 /// Maps byte offsets in the source to 1-based line and column numbers (columns count characters).
+///
+/// Line starts are found on first use, since most documents produce no diagnostics at all.
 struct SourceLocator: Sendable {
     private let bytes: [UInt8]
-    private var lineStarts: [Int]
+    private var lineStarts: [Int] = []
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
-        var starts = [0]
-        for (index, byte) in bytes.enumerated() where byte == 0x0A {
-            starts.append(index + 1)
-        }
-        self.lineStarts = starts
     }
 
-    func location(of offset: Int) -> (line: Int, column: Int)? {
+    mutating func location(of offset: Int) -> (line: Int, column: Int)? {
         guard offset >= 0, offset <= self.bytes.count else { return nil }
+        if self.lineStarts.isEmpty {
+            var starts = [0]
+            var index = 0
+            while index < self.bytes.count {
+                if self.bytes[index] == 0x0A { starts.append(index + 1) }
+                index += 1
+            }
+            self.lineStarts = starts
+        }
         // Binary search for the last line start <= offset.
         var low = 0
         var high = self.lineStarts.count - 1

@@ -3,7 +3,7 @@
 struct PolicyParser {
     static let maximumErrors = 100
 
-    let locator: SourceLocator
+    var locator: SourceLocator
     let kind: PolicyKind?
     var diagnostics: [PolicyDiagnostic] = []
     var errorCount = 0
@@ -77,9 +77,11 @@ struct PolicyParser {
     // MARK: Paths
 
     static func member(_ path: String, _ key: String) -> String {
-        let plain = !key.isEmpty && key.utf8.allSatisfy {
-            ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39)
-                || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "/")
+        var plain = !key.isEmpty
+        for byte in key.utf8 where plain {
+            plain = (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
+                || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: "/")
         }
         if plain { return path.isEmpty ? key : "\(path).\(key)" }
         return "\(path)[\(JSONWriter.quoted(key))]"

@@ -69,7 +69,7 @@ struct JSONParserTests {
 
     @Test func locatorReportsLinesAndCharacterColumns() {
         let bytes = Array("{\n  \"é\": [1,\n   x]}".utf8)
-        let locator = SourceLocator(bytes: bytes)
+        var locator = SourceLocator(bytes: bytes)
         let offset = bytes.firstIndex(of: UInt8(ascii: "x")) ?? 0
         let location = locator.location(of: offset)
         #expect(location?.line == 3)

@@ -21,6 +21,7 @@ public struct PolicyEngineError: Error, Sendable, Hashable, CustomStringConverti
         /// A request or principal description is unusable (for example a role ARN that is not an ARN).
         public static let invalidRequest = Code(base: .invalidRequest)
 
+        /// A short textual form.
         public var description: String { self.base.rawValue }
     }
 
@@ -57,9 +58,12 @@ public struct PolicyEngineError: Error, Sendable, Hashable, CustomStringConverti
     /// The diagnostics whose severity is ``PolicyDiagnostic/Severity/error``.
     public var errors: [PolicyDiagnostic] { self.diagnostics.filter { $0.severity == .error } }
 
+    /// Compares by the identifying value only (see the type documentation).
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    /// Hashes the same value equality compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(self.code) }
 
+    /// A short textual form.
     public var description: String {
         var text = "PolicyEngineError.\(self.code): \(self.reason)"
         for diagnostic in self.errors.prefix(20) {

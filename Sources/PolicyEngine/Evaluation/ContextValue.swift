@@ -53,22 +53,29 @@ public struct ContextValue: Sendable, Hashable, CustomStringConvertible, Express
     /// - Parameter value: The value.
     public static func bool(_ value: Bool) -> ContextValue { ContextValue(value ? "true" : "false") }
 
+    /// Creates a value from a string literal.
     public init(stringLiteral value: String) { self.init(value) }
+    /// Creates a multi-valued key from an array literal.
     public init(arrayLiteral elements: String...) { self.init(multiple: elements) }
+    /// Creates `true` or `false` from a boolean literal.
     public init(booleanLiteral value: Bool) { self.init(value ? "true" : "false") }
+    /// Creates a value from an integer literal.
     public init(integerLiteral value: Int) { self.init(String(value)) }
 
     /// The value of a single-valued key, or `nil` for a multi-valued one.
     public var singleValue: String? { self.isMultiValued ? nil : self.values.first }
 
+    /// A short textual form.
     public var description: String {
         self.isMultiValued ? "[" + self.values.map { "\"\($0)\"" }.joined(separator: ", ") + "]" : "\"\(self.values[0])\""
     }
 
+    /// Compares by the identifying value only (see the type documentation).
     public static func == (lhs: ContextValue, rhs: ContextValue) -> Bool {
         lhs.isMultiValued == rhs.isMultiValued && lhs.values == rhs.values
     }
 
+    /// Hashes the same value equality compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(self.isMultiValued)
         hasher.combine(self.values)

@@ -40,9 +40,12 @@ public struct Decision: Sendable, Hashable, CustomStringConvertible {
     /// Whether the request is allowed.
     public var isAllowed: Bool { self.outcome == .allow }
 
+    /// Compares by the identifying value only (see the type documentation).
     public static func == (lhs: Decision, rhs: Decision) -> Bool { lhs.outcome == rhs.outcome }
+    /// Hashes the same value equality compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(self.outcome) }
 
+    /// A short textual form.
     public var description: String {
         guard !self.statements.isEmpty else { return self.outcome.rawValue }
         return "\(self.outcome.rawValue) by " + self.statements.map(\.description).joined(separator: ", ")

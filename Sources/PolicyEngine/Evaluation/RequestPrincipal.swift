@@ -38,6 +38,7 @@ public struct RequestPrincipal: Sendable, Hashable, CustomStringConvertible {
         /// The value AWS puts in `aws:PrincipalType` for this kind.
         public var principalType: String { self.base.rawValue }
 
+        /// A short textual form.
         public var description: String { self.base.rawValue }
     }
 
@@ -64,6 +65,7 @@ public struct RequestPrincipal: Sendable, Hashable, CustomStringConvertible {
         self.partition = partition
     }
 
+    /// A short textual form.
     public var description: String { "\(self.kind) \(self.arn)" }
 
     /// A role session, from the role's ARN (which may include a path) and the session name.

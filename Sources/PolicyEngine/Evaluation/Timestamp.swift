@@ -36,8 +36,10 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
     /// when not zero).
     public var iso8601: String { DateParsing.format(self.millisecondsSince1970) }
 
+    /// A short textual form.
     public var description: String { self.iso8601 }
 
+    /// Orders by time.
     public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
         lhs.millisecondsSince1970 < rhs.millisecondsSince1970
     }

@@ -108,6 +108,7 @@ public struct ConditionOperator: Sendable, Hashable, CustomStringConvertible, Co
         /// `Null`, which tests whether a key is absent.
         public static let null = Family(base: .null)
 
+        /// A short textual form.
         public var description: String { self.base.rawValue }
     }
 
@@ -125,6 +126,7 @@ public struct ConditionOperator: Sendable, Hashable, CustomStringConvertible, Co
         /// Every request value must match (true when the key is absent or its set is empty).
         public static let forAllValues = SetQualifier(base: .forAllValues)
 
+        /// A short textual form.
         public var description: String { self.base.rawValue }
     }
 
@@ -199,6 +201,7 @@ public struct ConditionOperator: Sendable, Hashable, CustomStringConvertible, Co
         return text
     }
 
+    /// A short textual form.
     public var description: String { self.name }
 
     /// The family of values the operator compares.
@@ -282,6 +285,7 @@ public struct ConditionOperator: Sendable, Hashable, CustomStringConvertible, Co
     /// Tests whether a key is absent (`"true"`) or present (`"false"`).
     public static let null = ConditionOperator(base: .null)
 
+    /// Decodes the name as written in policies.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let name = try container.decode(String.self)
@@ -291,6 +295,7 @@ public struct ConditionOperator: Sendable, Hashable, CustomStringConvertible, Co
         self = op
     }
 
+    /// Encodes the name as written in policies.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(self.name)

@@ -47,8 +47,10 @@ public struct PolicyKind: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Whether statements of this kind of policy name principals.
     public var namesPrincipals: Bool { self.base == .resource || self.base == .trust }
 
+    /// A short textual form.
     public var description: String { self.base.rawValue }
 
+    /// Decodes the name as written in policies.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let name = try container.decode(String.self)
@@ -58,6 +60,7 @@ public struct PolicyKind: Sendable, Hashable, Codable, CustomStringConvertible {
         self = kind
     }
 
+    /// Encodes the name as written in policies.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(self.base.rawValue)

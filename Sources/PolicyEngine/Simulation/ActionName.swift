@@ -9,6 +9,7 @@ public struct ActionName: Sendable, Hashable, ExpressibleByStringLiteral, Custom
         self.rawValue = rawValue
     }
 
+    /// Creates a value from a string literal.
     public init(stringLiteral value: String) {
         self.init(value)
     }
@@ -33,5 +34,6 @@ public struct ActionName: Sendable, Hashable, ExpressibleByStringLiteral, Custom
     /// - Parameter action: The action name.
     public static func iam(_ action: String) -> ActionName { .service("iam", action) }
 
+    /// A short textual form.
     public var description: String { self.rawValue }
 }

@@ -1,0 +1,586 @@
+import Foundation
+import Logging
+import Synchronization
+import Testing
+@testable import WIFCredentials
+
+/// The provider end to end on a manual clock: sharing one refresh, cancellation, background refresh,
+/// failure handling, invalidation, configuration checks and logging.
+@Suite(.timeLimit(.minutes(1))) struct RefreshingCredentialProviderTests {
+    typealias Configuration = RefreshingCredentialProvider.Configuration
+
+    static let accessDenied = WIFCredentialsError.service(
+        AWSServiceError(code: "AccessDenied", message: "Not authorized", requestId: "req-1", httpStatus: 403)
+    )
+
+    /// A provider over a controllable source, seeded with 1-hour credentials (15-minute advisory
+    /// window) that were fetched at the clock's start.
+    struct Fixture: Sendable {
+        let clock = ManualTimeSource()
+        let start: Date
+        let source: ControlledCredentialSource
+        let provider: RefreshingCredentialProvider
+        let seeded: AWSCredentials?
+
+        init(configuration: Configuration = .init(), seed: Bool = true) async throws {
+            self.start = self.clock.now
+            self.source = ControlledCredentialSource(clock: self.clock)
+            self.provider = RefreshingCredentialProvider(source: self.source, configuration: configuration, timeSource: self.clock.timeSource)
+            if seed {
+                let seeded = try await self.provider.getCredentials()
+                #expect(self.source.calls == 1)
+                self.seeded = seeded
+            } else {
+                self.seeded = nil
+            }
+        }
+
+        /// Moves the clock to `secondsLeft` before the seeded credentials expire.
+        func moveTo(secondsLeft: Double) {
+            self.clock.set(to: self.start.addingTimeInterval(3_600 - secondsLeft))
+        }
+
+        /// Waits until `count` callers wait for the refresh in flight.
+        func waitForWaitingCallers(_ count: Int) async {
+            while await self.provider.cache.waitingCallerCount < count {
+                await Task.yield()
+            }
+        }
+    }
+
+    // MARK: One refresh for everyone
+
+    @Test(arguments: [true, false])
+    func thousandConcurrentCallersAtExpiryShareOneSourceCall(seeded: Bool) async throws {
+        let fixture = try await Fixture(seed: seeded)
+        fixture.moveTo(secondsLeft: 0)
+        fixture.source.closeGate()
+        let callsBefore = fixture.source.calls
+
+        let results = try await withThrowingTaskGroup(of: AWSCredentials.self) { group in
+            for _ in 0..<1_000 {
+                group.addTask { try await fixture.provider.getCredentials() }
+            }
+            try await fixture.source.waitUntilCalled(times: callsBefore + 1)
+            await fixture.waitForWaitingCallers(1_000)
+            #expect(fixture.source.calls == callsBefore + 1)
+            fixture.source.openGate()
+            var results: [AWSCredentials] = []
+            for try await credentials in group { results.append(credentials) }
+            return results
+        }
+
+        #expect(fixture.source.calls == callsBefore + 1)
+        #expect(results.count == 1_000)
+        let refreshed = try #require(results.first)
+        #expect(refreshed != fixture.seeded)
+        #expect(results.allSatisfy { $0 == refreshed })
+        #expect(try await fixture.provider.getCredentials() == refreshed)
+        #expect(fixture.source.calls == callsBefore + 1)
+    }
+
+    @Test func advisoryCallersWaitForTheSharedRefreshByDefault() async throws {
+        let fixture = try await Fixture()
+        fixture.moveTo(secondsLeft: 300)
+        fixture.source.closeGate()
+        let first = Task { try await fixture.provider.getCredentials() }
+        let second = Task { try await fixture.provider.getCredentials() }
+        try await fixture.source.waitUntilCalled(times: 2)
+        await fixture.waitForWaitingCallers(2)
+        #expect(fixture.source.calls == 2)
+        fixture.source.openGate()
+        let refreshed = try await first.value
+        #expect(try await second.value == refreshed)
+        #expect(refreshed != fixture.seeded)
+        #expect(fixture.source.calls == 2)
+    }
+
+    // MARK: Cancellation
+
+    @Test func cancelledCallerLeavesAtOnceAndTheRefreshStillServesTheOthers() async throws {
+        let fixture = try await Fixture()
+        fixture.moveTo(secondsLeft: -10)
+        fixture.source.closeGate()
+
+        let cancelled = Task { try await fixture.provider.getCredentials() }
+        let patient = Task { try await fixture.provider.getCredentials() }
+        await fixture.waitForWaitingCallers(2)
+
+        cancelled.cancel()
+        // The gate is still closed: the cancelled caller cannot have waited for the source.
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(await fixture.provider.cache.isRefreshing)
+        #expect(await fixture.provider.cache.waitingCallerCount == 1)
+
+        fixture.source.openGate()
+        let refreshed = try await patient.value
+        #expect(refreshed != fixture.seeded)
+        #expect(try await fixture.provider.getCredentials() == refreshed)
+        #expect(fixture.source.calls == 2)
+    }
+
+    @Test func refreshCompletesAndIsCachedWhenItsOnlyCallerIsCancelled() async throws {
+        let fixture = try await Fixture(seed: false)
+        fixture.source.closeGate()
+        let caller = Task { try await fixture.provider.getCredentials() }
+        await fixture.waitForWaitingCallers(1)
+        caller.cancel()
+        await #expect(throws: CancellationError.self) { try await caller.value }
+
+        fixture.source.openGate()
+        await fixture.provider.cache.waitForRefresh()
+        let credentials = try await fixture.provider.getCredentials()
+        #expect(credentials.accessKeyId == "ASIASOURCE1")
+        #expect(fixture.source.calls == 1)
+    }
+
+    @Test func alreadyCancelledCallerStillGetsFreshCachedCredentials() async throws {
+        let fixture = try await Fixture()
+        let caller = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await fixture.provider.getCredentials()
+        }
+        #expect(try await caller.value == fixture.seeded)
+    }
+
+    // MARK: Background advisory refresh
+
+    @Test func backgroundModeServesCachedCredentialsUntilTheMandatoryWindow() async throws {
+        let fixture = try await Fixture(configuration: Configuration(refresh: .backgroundAdvisoryRefresh))
+        fixture.moveTo(secondsLeft: 300)
+        fixture.source.closeGate()
+
+        // The source is blocked, yet advisory callers get the cached credentials straight away.
+        #expect(try await fixture.provider.getCredentials() == fixture.seeded)
+        try await fixture.source.waitUntilCalled(times: 2)
+        #expect(try await fixture.provider.getCredentials() == fixture.seeded)
+        #expect(fixture.source.calls == 2)
+        #expect(await fixture.provider.cache.waitingCallerCount == 0)
+
+        // In the mandatory window callers wait for the same refresh.
+        fixture.moveTo(secondsLeft: 30)
+        let mandatory = Task { try await fixture.provider.getCredentials() }
+        await fixture.waitForWaitingCallers(1)
+        fixture.source.openGate()
+        let refreshed = try await mandatory.value
+        #expect(refreshed != fixture.seeded)
+        #expect(try await fixture.provider.getCredentials() == refreshed)
+        #expect(fixture.source.calls == 2)
+    }
+
+    @Test func backgroundRefreshResultReplacesTheCacheWithoutAnyCallerWaiting() async throws {
+        let fixture = try await Fixture(configuration: Configuration(refresh: .backgroundAdvisoryRefresh))
+        fixture.moveTo(secondsLeft: 300)
+        #expect(try await fixture.provider.getCredentials() == fixture.seeded)
+        await fixture.provider.cache.waitForRefresh()
+        let refreshed = try await fixture.provider.getCredentials()
+        #expect(refreshed.accessKeyId == "ASIASOURCE2")
+        #expect(fixture.source.calls == 2)
+    }
+
+    @Test func backgroundRefreshFailureBacksOff() async throws {
+        let fixture = try await Fixture(configuration: Configuration(refresh: .backgroundAdvisoryRefresh))
+        fixture.moveTo(secondsLeft: 600)
+        fixture.source.failNext(with: WIFCredentialsError.network("connection reset"))
+        #expect(try await fixture.provider.getCredentials() == fixture.seeded)
+        await fixture.provider.cache.waitForRefresh()
+        #expect(fixture.source.calls == 2)
+
+        let limited = try await fixture.provider.cache.resolve(logger: Logger.noop)
+        #expect(limited.credentials == fixture.seeded)
+        #expect(limited.rateLimited)
+        #expect(fixture.source.calls == 2)
+
+        fixture.clock.advance(by: .seconds(420))
+        #expect(try await fixture.provider.getCredentials() == fixture.seeded)
+        await fixture.provider.cache.waitForRefresh()
+        #expect(fixture.source.calls == 3)
+        #expect(try await fixture.provider.getCredentials().accessKeyId == "ASIASOURCE3")
+    }
+
+    @Test func backgroundNonRecoverableFailureIsRaisedOnlyToCallersThatMustWait() async throws {
+        let fixture = try await Fixture(configuration: Configuration(refresh: .backgroundAdvisoryRefresh))
+        fixture.moveTo(secondsLeft: 600)
+        fixture.source.failNext(with: Self.accessDenied)
+        #expect(try await fixture.provider.getCredentials() == fixture.seeded)
+        await fixture.provider.cache.waitForRefresh()
+
+        // Still valid: served. Rejected by a service: the cached error is raised without a source call.
+        #expect(try await fixture.provider.getCredentials() == fixture.seeded)
+        let seeded = try #require(fixture.seeded)
+        await fixture.provider.invalidate(accessKeyId: seeded.accessKeyId)
+        await #expect(throws: Self.accessDenied) { try await fixture.provider.getCredentials() }
+        #expect(fixture.source.calls == 2)
+
+        fixture.clock.advance(by: .seconds(5))
+        #expect(try await fixture.provider.getCredentials().accessKeyId == "ASIASOURCE3")
+    }
+
+    // MARK: Failures never stick
+
+    @Test func failuresNeverStick() async throws {
+        // Nothing cached: every call tries again at once.
+        let empty = try await Fixture(seed: false)
+        for attempt in 1...3 {
+            empty.source.failNext(with: WIFCredentialsError.network("unreachable"))
+            await #expect(throws: WIFCredentialsError.noCredentials("")) { try await empty.provider.getCredentials() }
+            #expect(empty.source.calls == attempt)
+        }
+        #expect(try await empty.provider.getCredentials().accessKeyId == "ASIASOURCE4")
+
+        // Cached: after each backoff the source is asked again.
+        let cached = try await Fixture()
+        cached.moveTo(secondsLeft: -10)
+        for attempt in 1...3 {
+            cached.source.failNext(with: WIFCredentialsError.network("unreachable"))
+            #expect(try await cached.provider.getCredentials() == cached.seeded)
+            #expect(try await cached.provider.getCredentials() == cached.seeded)
+            #expect(cached.source.calls == 1 + attempt)
+            cached.clock.advance(by: .seconds(420))
+        }
+        #expect(try await cached.provider.getCredentials().accessKeyId == "ASIASOURCE5")
+
+        // Non-recoverable: raised, cached briefly, then retried.
+        let rejected = try await Fixture(seed: false)
+        for attempt in 1...3 {
+            rejected.source.failNext(with: Self.accessDenied)
+            await #expect(throws: Self.accessDenied) { try await rejected.provider.getCredentials() }
+            await #expect(throws: Self.accessDenied) { try await rejected.provider.getCredentials() }
+            #expect(rejected.source.calls == attempt)
+            rejected.clock.advance(by: .seconds(5))
+        }
+        #expect(try await rejected.provider.getCredentials().accessKeyId == "ASIASOURCE4")
+    }
+
+    struct ConnectionDropped: Error, CustomStringConvertible {
+        var description: String { "dropped while sending token=do-not-leak" }
+    }
+
+    /// Errors and whether the cache treats them as recoverable.
+    static let classified: [(String, any Error & Sendable, Bool)] = [
+        ("network", WIFCredentialsError.network("reset"), true),
+        ("malformed response", WIFCredentialsError.malformedResponse("truncated XML"), true),
+        ("throttling", WIFCredentialsError.service(AWSServiceError(code: "Throttling", httpStatus: 400)), true),
+        ("server error", WIFCredentialsError.service(AWSServiceError(code: "Weird", httpStatus: 503)), true),
+        ("rejected token", WIFCredentialsError.service(AWSServiceError(code: "InvalidIdentityToken", httpStatus: 400)), true),
+        ("foreign error", ConnectionDropped(), true),
+        ("cancellation inside the source", CancellationError(), true),
+        ("access denied", accessDenied, false),
+        ("invalid parameter", WIFCredentialsError.invalidParameter("role ARN too short"), false),
+        ("token unavailable", WIFCredentialsError.tokenUnavailable("no such file"), false),
+    ]
+
+    @Test(arguments: 0..<classified.count)
+    func recoverableErrorsServeCachedCredentialsAndOthersAreRaised(index: Int) async throws {
+        let (_, error, recoverable) = Self.classified[index]
+        #expect(CredentialRefreshCache.isRecoverable(error) == recoverable)
+        let fixture = try await Fixture()
+        fixture.moveTo(secondsLeft: 30)
+        fixture.source.failNext(with: error)
+        if recoverable {
+            #expect(try await fixture.provider.getCredentials() == fixture.seeded)
+        } else {
+            let thrown = await #expect(throws: WIFCredentialsError.self) { try await fixture.provider.getCredentials() }
+            #expect(thrown?.description == (error as? WIFCredentialsError)?.description)
+        }
+        #expect(fixture.source.calls == 2)
+    }
+
+    @Test func foreignErrorWithNothingCachedIsReportedByTypeWithoutItsText() async throws {
+        let fixture = try await Fixture(seed: false)
+        fixture.source.failNext(with: ConnectionDropped())
+        let error = await #expect(throws: WIFCredentialsError.self) { try await fixture.provider.getCredentials() }
+        #expect(error?.code == .noCredentials)
+        #expect(error?.reason.contains("ConnectionDropped") == true)
+        #expect(error?.description.contains("do-not-leak") == false)
+    }
+
+    @Test func staleCredentialsWithNothingCachedRaiseNoCredentialsThenRecover() async throws {
+        let fixture = try await Fixture(seed: false)
+        fixture.source.lifetime = 0
+        let error = await #expect(throws: WIFCredentialsError.self) { try await fixture.provider.getCredentials() }
+        #expect(error?.code == .noCredentials)
+        #expect(error?.reason.contains("expired") == true)
+        fixture.source.lifetime = 3_600
+        #expect(try await fixture.provider.getCredentials().accessKeyId == "ASIASOURCE2")
+    }
+
+    // MARK: Invalidation
+
+    @Test func invalidateRefreshesAndIsPassedToTheSource() async throws {
+        let fixture = try await Fixture()
+        let seeded = try #require(fixture.seeded)
+
+        await fixture.provider.invalidate(accessKeyId: "ASIASOMETHINGELSE")
+        #expect(try await fixture.provider.getCredentials() == seeded)
+        #expect(fixture.source.calls == 1)
+
+        await fixture.provider.invalidate(accessKeyId: seeded.accessKeyId)
+        #expect(fixture.source.invalidated == ["ASIASOMETHINGELSE", seeded.accessKeyId])
+        let refreshed = try await fixture.provider.getCredentials()
+        #expect(refreshed.accessKeyId == "ASIASOURCE2")
+        #expect(fixture.source.calls == 2)
+        #expect(try await fixture.provider.getCredentials() == refreshed)
+    }
+
+    @Test func invalidateWithNothingCachedChangesNothing() async throws {
+        let fixture = try await Fixture(seed: false)
+        await fixture.provider.invalidate(accessKeyId: "ASIASOURCE1")
+        #expect(try await fixture.provider.getCredentials().accessKeyId == "ASIASOURCE1")
+        #expect(fixture.source.calls == 1)
+    }
+
+    // MARK: Closure source
+
+    @Test func closureSourceIsCalledOncePerRefreshWithTheCallersLogger() async throws {
+        let clock = ManualTimeSource()
+        let calls = Mutex(0)
+        let recorder = RefreshLogRecorder()
+        let provider = RefreshingCredentialProvider(timeSource: clock.timeSource) { logger in
+            logger.debug("fetching from the closure")
+            let number = calls.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            return AWSCredentials(accessKeyId: "ASIACLOSURE\(number)", secretAccessKey: "s", expiration: clock.now.addingTimeInterval(600))
+        }
+        #expect(try await provider.getCredentials(logger: recorder.logger).accessKeyId == "ASIACLOSURE1")
+        #expect(try await provider.getCredentials().accessKeyId == "ASIACLOSURE1")
+        clock.advance(by: .seconds(301)) // 10-minute credentials: 5-minute advisory window
+        #expect(try await provider.getCredentials().accessKeyId == "ASIACLOSURE2")
+        #expect(calls.withLock { $0 } == 2)
+        #expect(recorder.entries.contains { $0.message == "fetching from the closure" })
+        #expect(provider.description == "RefreshingCredentialProvider(source: closure)")
+    }
+
+    // MARK: Configuration
+
+    @Test func defaultConfiguration() throws {
+        let configuration = Configuration()
+        #expect(configuration.advisoryWindow == nil)
+        #expect(configuration.mandatoryWindow == .seconds(60))
+        #expect(configuration.refreshBackoff == .seconds(420))
+        #expect(configuration.nonRecoverableErrorCacheDuration == .seconds(5))
+        #expect(configuration.refresh == .waitForAdvisoryRefresh)
+        try configuration.validate()
+        try Configuration(advisoryWindow: .seconds(60)).validate()
+        try Configuration(mandatoryWindow: .zero, refreshBackoff: .zero, nonRecoverableErrorCacheDuration: .zero).validate()
+    }
+
+    @Test(arguments: [
+        (Configuration(advisoryWindow: .seconds(30)), ["advisoryWindow", "30", "mandatoryWindow", "60"]),
+        (Configuration(mandatoryWindow: .seconds(-1)), ["mandatoryWindow", "negative"]),
+        (Configuration(refreshBackoff: .seconds(-5)), ["refreshBackoff", "negative"]),
+        (Configuration(nonRecoverableErrorCacheDuration: .milliseconds(-1)), ["nonRecoverableErrorCacheDuration", "negative"]),
+    ])
+    func invalidConfigurationIsReportedByName(configuration: Configuration, mentions: [String]) async throws {
+        let error = #expect(throws: WIFCredentialsError.self) { try configuration.validate() }
+        #expect(error?.code == .invalidConfiguration)
+        for word in mentions {
+            #expect(error?.reason.contains(word) == true, "\(error?.reason ?? "") should mention \(word)")
+        }
+
+        let clock = ManualTimeSource()
+        let source = ControlledCredentialSource(clock: clock)
+        let provider = RefreshingCredentialProvider(source: source, configuration: configuration, timeSource: clock.timeSource)
+        let thrown = await #expect(throws: WIFCredentialsError.self) { try await provider.getCredentials() }
+        #expect(thrown?.code == .invalidConfiguration)
+        #expect(thrown?.reason == error?.reason)
+        #expect(source.calls == 0)
+    }
+
+    @Test func configuredAdvisoryWindowDecidesWhenToRefresh() async throws {
+        let fixture = try await Fixture(configuration: Configuration(advisoryWindow: .seconds(1_800)))
+        #expect(await fixture.provider.cache.advisoryWindow == 1_800)
+        fixture.moveTo(secondsLeft: 1_800)
+        #expect(try await fixture.provider.getCredentials() == fixture.seeded)
+        fixture.moveTo(secondsLeft: 1_799)
+        #expect(try await fixture.provider.getCredentials().accessKeyId == "ASIASOURCE2")
+    }
+
+    // MARK: Logging and descriptions
+
+    @Test func logsUseDottedKeysAtDebugOrInfoAndNeverSecrets() async throws {
+        let recorder = RefreshLogRecorder()
+        let fixture = try await Fixture(seed: false)
+        _ = try await fixture.provider.getCredentials(logger: recorder.logger)
+        fixture.moveTo(secondsLeft: 30)
+        fixture.source.failNext(with: WIFCredentialsError.network("reset"))
+        _ = try await fixture.provider.getCredentials(logger: recorder.logger)
+        _ = try await fixture.provider.getCredentials(logger: recorder.logger) // backing off
+        fixture.clock.advance(by: .seconds(420))
+        fixture.source.failNext(with: ConnectionDropped())
+        _ = try await fixture.provider.getCredentials(logger: recorder.logger)
+        fixture.clock.advance(by: .seconds(420))
+        fixture.source.failNext(with: Self.accessDenied)
+        _ = try? await fixture.provider.getCredentials(logger: recorder.logger)
+        _ = try? await fixture.provider.getCredentials(logger: recorder.logger) // cached error
+        await fixture.provider.cache.invalidate(accessKeyId: "ASIASOURCE1", logger: recorder.logger)
+
+        let entries = recorder.entries
+        let outcomes = Set(entries.compactMap { $0.metadata["wif.credentials.refresh"].map { "\($0)" } })
+        #expect(outcomes.isSuperset(of: ["initial", "refreshed", "mandatory", "failed_using_cached", "backoff", "failed_non_recoverable", "cached_error", "invalidate"]))
+        for entry in entries {
+            #expect(entry.level == .debug || entry.level == .info, "\(entry.message)")
+            let text = entry.message + " " + entry.metadata.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            for secret in ["source-secret", "source-token-value", "do-not-leak"] {
+                #expect(!text.contains(secret), "log leaks a secret: \(text)")
+            }
+            for key in entry.metadata.keys {
+                #expect(key.hasPrefix("wif.credentials."), "\(key)")
+            }
+        }
+        let refreshed = try #require(entries.first { $0.metadata["wif.credentials.refresh"] == "refreshed" })
+        #expect(refreshed.level == .info)
+        #expect(refreshed.metadata["wif.credentials.access_key_id"] == "ASIASOURCE1")
+        #expect(refreshed.metadata["wif.credentials.refresh.advisory_window_seconds"] == "900")
+        let failed = try #require(entries.first { $0.metadata["wif.credentials.refresh"] == "failed_using_cached" })
+        #expect(failed.metadata["wif.credentials.refresh.retry_after_seconds"] == "420")
+    }
+
+    @Test func descriptionNamesTheSourceAndNoSecrets() async throws {
+        let fixture = try await Fixture()
+        let text = "\(fixture.provider)"
+        #expect(text == "RefreshingCredentialProvider(source: ControlledCredentialSource)")
+        #expect(!String(reflecting: fixture.provider).contains("source-secret"))
+    }
+}
+
+// MARK: - Test doubles
+
+/// A credential source whose calls can be held at a gate, made to fail, and counted.
+///
+/// Call `n` returns `ASIASOURCE<n>` credentials living ``lifetime`` seconds from the clock's now.
+final class ControlledCredentialSource: CredentialProvider {
+    private struct State {
+        var calls = 0
+        var gateOpen = true
+        var gateWaiters: [CheckedContinuation<Void, Never>] = []
+        var callWatchers: [(Int, CheckedContinuation<Void, Never>)] = []
+        var failures: [any Error] = []
+        var invalidated: [String] = []
+        var lifetime: TimeInterval = 3_600
+    }
+
+    private let clock: ManualTimeSource
+    private let state = Mutex(State())
+
+    init(clock: ManualTimeSource) {
+        self.clock = clock
+    }
+
+    var calls: Int { self.state.withLock { $0.calls } }
+    var invalidated: [String] { self.state.withLock { $0.invalidated } }
+
+    /// Lifetime of the credentials returned from now on.
+    var lifetime: TimeInterval {
+        get { self.state.withLock { $0.lifetime } }
+        set { self.state.withLock { $0.lifetime = newValue } }
+    }
+
+    /// Makes the next call throw `error` (after passing the gate).
+    func failNext(with error: any Error) {
+        self.state.withLock { $0.failures.append(error) }
+    }
+
+    /// Holds every call from now on until ``openGate()``.
+    func closeGate() {
+        self.state.withLock { $0.gateOpen = false }
+    }
+
+    /// Lets held and future calls through.
+    func openGate() {
+        let waiters = self.state.withLock { state in
+            state.gateOpen = true
+            defer { state.gateWaiters.removeAll() }
+            return state.gateWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Suspends until the source has been called at least `times` times (held calls count).
+    func waitUntilCalled(times: Int) async throws {
+        await withCheckedContinuation { continuation in
+            let ready = self.state.withLock { state -> Bool in
+                if state.calls >= times { return true }
+                state.callWatchers.append((times, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    func getCredentials(logger: Logger) async throws -> AWSCredentials {
+        let watchers = self.state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.calls += 1
+            let due = state.callWatchers.filter { $0.0 <= state.calls }
+            state.callWatchers.removeAll { $0.0 <= state.calls }
+            return due.map(\.1)
+        }
+        for watcher in watchers { watcher.resume() }
+
+        await withCheckedContinuation { continuation in
+            let open = self.state.withLock { state -> Bool in
+                if state.gateOpen { return true }
+                state.gateWaiters.append(continuation)
+                return false
+            }
+            if open { continuation.resume() }
+        }
+
+        let now = self.clock.now
+        return try self.state.withLock { state in
+            if !state.failures.isEmpty { throw state.failures.removeFirst() }
+            return AWSCredentials(
+                accessKeyId: "ASIASOURCE\(state.calls)",
+                secretAccessKey: "source-secret-\(state.calls)",
+                sessionToken: "source-token-value-\(state.calls)",
+                expiration: now.addingTimeInterval(state.lifetime)
+            )
+        }
+    }
+
+    func invalidate(accessKeyId: String) async {
+        self.state.withLock { $0.invalidated.append(accessKeyId) }
+    }
+}
+
+/// Collects log entries in memory.
+final class RefreshLogRecorder: Sendable {
+    struct Entry: Sendable {
+        var level: Logger.Level
+        var message: String
+        var metadata: Logger.Metadata
+    }
+
+    private let storage = Mutex<[Entry]>([])
+
+    var entries: [Entry] { self.storage.withLock { $0 } }
+
+    var logger: Logger {
+        var logger = Logger(label: "test.refresh", factory: { _ in Handler(recorder: self) })
+        logger.logLevel = .trace
+        return logger
+    }
+
+    fileprivate func append(_ entry: Entry) {
+        self.storage.withLock { $0.append(entry) }
+    }
+
+    private struct Handler: LogHandler {
+        let recorder: RefreshLogRecorder
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { self.metadata[key] }
+            set { self.metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            var metadata = self.metadata
+            metadata.merge(event.metadata ?? [:]) { $1 }
+            self.recorder.append(Entry(level: event.level, message: "\(event.message)", metadata: metadata))
+        }
+    }
+}

@@ -94,8 +94,21 @@ enum Glob {
                 if a != b { return false }
             }
         } else {
-            for offset in 0..<length where subject[position + offset] != literal[offset] {
-                return false
+            // Compare eight bytes at a time, then the tail.
+            var offset = 0
+            if length >= 8, let left = UnsafeRawPointer(subject.baseAddress), let right = UnsafeRawPointer(literal.baseAddress) {
+                while offset + 8 <= length {
+                    if left.loadUnaligned(fromByteOffset: position + offset, as: UInt64.self)
+                        != right.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    {
+                        return false
+                    }
+                    offset += 8
+                }
+            }
+            while offset < length {
+                if subject[position + offset] != literal[offset] { return false }
+                offset += 1
             }
         }
         return true

@@ -34,7 +34,7 @@ public struct RequestContext: Sendable {
     /// Explicit keys plus the keys derived from the principal and time.
     private var merged: [ContextKey: Entry] = [:]
     /// The values alone, for lookups during evaluation.
-    private var lookup: [ContextKey: ContextValue] = [:]
+    private var lookup = ContextTable()
 
     /// Creates a context.
     /// - Parameters:
@@ -52,7 +52,7 @@ public struct RequestContext: Sendable {
 
     /// The value of a context key, looked up case-insensitively; assigning `nil` removes an explicit value.
     public subscript(key: String) -> ContextValue? {
-        get { self.lookup[ContextKey(key)] }
+        get { self.lookup.value(for: ContextKey(key)) }
         set {
             let lowered = ContextKey(key)
             if let newValue {
@@ -88,7 +88,7 @@ public struct RequestContext: Sendable {
 
     @inline(__always)
     func value(for key: ContextKey) -> ContextValue? {
-        self.lookup[key]
+        self.lookup.value(for: key)
     }
 
     private mutating func rebuild() {
@@ -130,7 +130,7 @@ public struct RequestContext: Sendable {
             merged[key] = entry
         }
         self.merged = merged
-        self.lookup = merged.mapValues(\.value)
+        self.lookup = ContextTable(merged.mapValues(\.value))
         self.isAnonymous = self.principal == nil
     }
 }

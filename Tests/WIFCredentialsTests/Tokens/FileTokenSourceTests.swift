@@ -12,7 +12,7 @@ import Musl
 #endif
 
 /// A fresh temporary directory, removed when the test ends.
-final class TemporaryDirectory: Sendable {
+final class TokenTestDirectory: Sendable {
     let url: URL
 
     init() throws {
@@ -65,7 +65,7 @@ final class CountingFileAccess: Sendable {
 
 @Suite struct FileTokenSourceTests {
     @Test func readsAndTrimsToken() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TokenTestDirectory()
         let jwt = makeUnsignedTestJWT(payload: #"{"exp":1700000000,"sub":"system:serviceaccount:ns:app"}"#)
         let path = try directory.write("token", "\n  \(jwt)\n\n")
         let source: some WebIdentityTokenSource = .file(path)
@@ -76,13 +76,13 @@ final class CountingFileAccess: Sendable {
     }
 
     @Test func dropsByteOrderMark() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TokenTestDirectory()
         let path = try directory.write("token", Data([0xEF, 0xBB, 0xBF]) + Data("opaque-token\r\n".utf8))
         #expect(try await FileTokenSource(path: path).token(forceRefresh: false, logger: .noop).value == "opaque-token")
     }
 
     @Test func unchangedFileIsNotReadAgain() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TokenTestDirectory()
         let path = try directory.write("token", "token-one")
         let counter = CountingFileAccess()
         let source = FileTokenSource(path: path, fileAccess: counter.access)
@@ -96,7 +96,7 @@ final class CountingFileAccess: Sendable {
     }
 
     @Test func rewrittenFileIsReadAgain() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TokenTestDirectory()
         let path = try directory.write("token", "token-one")
         try directory.setModificationDate("token", Date(timeIntervalSince1970: 1_600_000_000))
         let counter = CountingFileAccess()
@@ -110,7 +110,7 @@ final class CountingFileAccess: Sendable {
     }
 
     @Test func sizeChangeAloneIsNoticed() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TokenTestDirectory()
         let when = Date(timeIntervalSince1970: 1_600_000_000)
         let path = try directory.write("token", "token-one")
         try directory.setModificationDate("token", when)
@@ -125,7 +125,7 @@ final class CountingFileAccess: Sendable {
     /// Same size, same modification time, same inode: the cheap check cannot see the change, so the
     /// cached token is served until a forced refresh (which STS's rejection of a stale token triggers).
     @Test func changeBehindUnchangedModificationTimeNeedsForceRefresh() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TokenTestDirectory()
         let when = Date(timeIntervalSince1970: 1_600_000_000)
         let path = try directory.write("token", "token-AAAA")
         try directory.setModificationDate("token", when)
@@ -142,7 +142,7 @@ final class CountingFileAccess: Sendable {
     /// Kubernetes rotates projected tokens by pointing a symbolic link at a new directory; the file's
     /// own size and time may match, but it is another file.
     @Test func symbolicLinkSwapIsNoticed() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TokenTestDirectory()
         let when = Date(timeIntervalSince1970: 1_600_000_000)
         let manager = FileManager.default
         try manager.createDirectory(atPath: directory.path("v1"), withIntermediateDirectories: false)
@@ -163,7 +163,7 @@ final class CountingFileAccess: Sendable {
     }
 
     @Test func concurrentReadersShareTheFile() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TokenTestDirectory()
         let path = try directory.write("token", "shared-token")
         let source = FileTokenSource(path: path)
         let values = try await withThrowingTaskGroup(of: String.self) { group in
@@ -177,13 +177,13 @@ final class CountingFileAccess: Sendable {
     }
 
     @Test func missingFile() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TokenTestDirectory()
         let path = directory.path("absent")
         try await self.expectFailure(FileTokenSource(path: path), "web-identity token file '\(path)' does not exist")
     }
 
     @Test func parentIsAFile() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TokenTestDirectory()
         try directory.write("plain", "x")
         let path = directory.path("plain") + "/token"
         try await self.expectFailure(
@@ -193,7 +193,7 @@ final class CountingFileAccess: Sendable {
     }
 
     @Test func fileDeletedAfterARead() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TokenTestDirectory()
         let path = try directory.write("token", "token-one")
         let source = FileTokenSource(path: path)
         _ = try await source.token(forceRefresh: false, logger: .noop)
@@ -202,7 +202,7 @@ final class CountingFileAccess: Sendable {
     }
 
     @Test func directoryInsteadOfFile() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TokenTestDirectory()
         try await self.expectFailure(
             FileTokenSource(path: directory.url.path),
             "web-identity token file '\(directory.url.path)' is a directory, not a file"
@@ -210,7 +210,7 @@ final class CountingFileAccess: Sendable {
     }
 
     @Test func emptyFile() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TokenTestDirectory()
         let path = try directory.write("token", "")
         try await self.expectFailure(FileTokenSource(path: path), "web-identity token file '\(path)' is empty")
         try directory.write("token", " \n\n\t")
@@ -218,7 +218,7 @@ final class CountingFileAccess: Sendable {
     }
 
     @Test func tooLargeAfterTrimming() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TokenTestDirectory()
         let path = try directory.write("token", String(repeating: "y", count: 20_001) + "\n")
         try await self.expectFailure(
             FileTokenSource(path: path),
@@ -230,7 +230,7 @@ final class CountingFileAccess: Sendable {
     }
 
     @Test func hugeFileIsRefusedUnread() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TokenTestDirectory()
         let size = FileTokenSource.FileAccess.maximumFileSize + 1
         let path = try directory.write("token", Data(repeating: UInt8(ascii: "z"), count: size))
         try await self.expectFailure(
@@ -240,13 +240,13 @@ final class CountingFileAccess: Sendable {
     }
 
     @Test func notUTF8() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TokenTestDirectory()
         let path = try directory.write("token", Data([0x74, 0x6F, 0x6B, 0xFF, 0xFE, 0x65, 0x6E]))
         try await self.expectFailure(FileTokenSource(path: path), "web-identity token file '\(path)' is not valid UTF-8 text")
     }
 
     @Test func twoLines() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TokenTestDirectory()
         let path = try directory.write("token", "token-one\ntoken-two\n")
         try await self.expectFailure(
             FileTokenSource(path: path),
@@ -256,7 +256,7 @@ final class CountingFileAccess: Sendable {
 
     @Test(.enabled(if: getuid() != 0, "the superuser reads any file"))
     func unreadableFile() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TokenTestDirectory()
         let path = try directory.write("token", "secret-token")
         try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: path)
         try await self.expectFailure(FileTokenSource(path: path), "web-identity token file '\(path)' cannot be read: permission denied")
@@ -279,7 +279,7 @@ final class CountingFileAccess: Sendable {
     }
 
     @Test func errorsAndDescriptionNeverShowTheToken() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TokenTestDirectory()
         let path = try directory.write("token", "secret-part-one secret-part-two")
         let source = FileTokenSource(path: path)
         let error = await #expect(throws: WIFCredentialsError.self) {

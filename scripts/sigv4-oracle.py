@@ -397,6 +397,7 @@ def run_case(case):
         "expires": case.get("expires"),
         "session_token": token,
         "method": case["method"],
+        "scheme": case["scheme"],
         "host": case["host"],
         "path": case["path"],
         "query": case["query"],

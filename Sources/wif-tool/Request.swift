@@ -20,7 +20,7 @@ extension WIFTool {
 
         @OptionGroup var options: GlobalOptions
 
-        @Option(name: [.short, .customLong("method")], help: "The HTTP method (default GET, or POST with --data).")
+        @Option(name: [.customShort("X"), .customLong("method")], help: "The HTTP method (default GET, or POST with --data).")
         var method: String?
 
         @Option(name: [.customShort("H"), .long], help: "A header 'Name: value'; repeat for more.")
@@ -48,11 +48,11 @@ extension WIFTool {
         var url: String
 
         func validate() throws {
-            if self.date != nil && !self.dryRun && self.presign == nil {
-                throw ValidationError("--date is only allowed with --dry-run or --presign")
-            }
             if let date, Self.parseDate(date) == nil {
                 throw ValidationError("--date must look like 20150830T123600Z, not '\(date)'")
+            }
+            if self.date != nil && !self.dryRun && self.presign == nil {
+                throw ValidationError("--date is only allowed with --dry-run or --presign")
             }
             if let presign, !(1...SigV4Signer.maximumExpiry).contains(presign) {
                 throw ValidationError("--presign must be between 1 and \(SigV4Signer.maximumExpiry) seconds")

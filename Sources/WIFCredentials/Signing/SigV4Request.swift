@@ -128,6 +128,23 @@ public struct SigV4Request: Sendable, Hashable {
         return String(decoding: buffer, as: UTF8.self)
     }
 
+    /// Header names whose values are secrets (or work as one) and never printed.
+    static func isSecretHeader(_ name: String) -> Bool {
+        SigV4Bytes.nameEquals(name, lowercase: "authorization")
+            || SigV4Bytes.nameEquals(name, lowercase: "x-amz-security-token")
+    }
+
+    /// The query with secret parameters (session token, signature, credential) replaced.
+    var redactedQuery: String {
+        self.query.split(separator: "&", omittingEmptySubsequences: false).map { parameter -> String in
+            let name = parameter.prefix { $0 != "=" }
+            switch name.lowercased() {
+            case "x-amz-security-token", "x-amz-signature", "x-amz-credential": return String(name) + "=<redacted>"
+            default: return String(parameter)
+            }
+        }.joined(separator: "&")
+    }
+
     /// A URL for error messages, without its query (presigned URLs carry secrets there).
     static func redacted(_ url: URL) -> String {
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
@@ -136,4 +153,26 @@ public struct SigV4Request: Sendable, Hashable {
         components?.password = nil
         return "'\(components?.string ?? "the URL")'"
     }
+}
+
+extension SigV4Request.Header: CustomStringConvertible {
+    /// `name: value`, with the value of `Authorization` and `X-Amz-Security-Token` redacted.
+    public var description: String {
+        SigV4Request.isSecretHeader(self.name) ? "\(self.name): <redacted>" : "\(self.name): \(self.value)"
+    }
+}
+
+extension SigV4Request: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The method, URL and headers, with session tokens, signatures and credentials redacted.
+    public var description: String {
+        var text = "\(self.method) \(self.scheme)://\(self.host)\(self.path.isEmpty ? "/" : self.path)"
+        if !self.query.isEmpty { text += "?" + self.redactedQuery }
+        if !self.headers.isEmpty {
+            text += " [" + self.headers.map(\.description).joined(separator: ", ") + "]"
+        }
+        return "SigV4Request(" + text + ")"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { self.description }
 }

@@ -235,6 +235,30 @@ import Testing
         }
     }
 
+    @Test func signedRequestDescriptionHidesSecrets() throws {
+        let signer = Self.signer(token: Self.token)
+        var request = SigV4Request(method: "GET", host: "bucket.s3.amazonaws.com", path: "/key", query: "versionId=1")
+        try signer.sign(&request, payload: .empty, date: Self.date)
+        let authorization = try #require(request.headerValue("Authorization"))
+        let presigned = try signer.presign(url: try #require(URL(string: request.urlString)), date: Self.date, expires: 60)
+        let presignedRequest = try SigV4Request(method: "GET", url: presigned)
+        let signature = String(authorization.suffix(64))
+
+        for text in [
+            request.description, "\(request)", String(reflecting: request), presignedRequest.description,
+            request.headers.map(\.description).joined(),
+        ] {
+            #expect(!text.contains(Self.token))
+            #expect(!text.contains("FwoGZXIvYXdzEXAMPLE"))
+            #expect(!text.contains(signature))
+            #expect(!text.contains(String(presigned.absoluteString.suffix(64))))
+        }
+        #expect(request.description.contains("GET https://bucket.s3.amazonaws.com/key?versionId=1"))
+        #expect(request.description.contains("X-Amz-Security-Token: <redacted>"))
+        #expect(request.description.contains("X-Amz-Date: 20240229T235959Z"))
+        #expect(presignedRequest.description.contains("X-Amz-Signature=<redacted>"))
+    }
+
     // MARK: Building blocks
 
     @Test func rulesByService() {
@@ -261,6 +285,9 @@ import Testing
         #expect(bare.query == "")
         let defaultPort = try SigV4Request(method: "GET", url: try #require(URL(string: "http://h.example.com:80/")))
         #expect(defaultPort.host == "h.example.com")
+        let loopback = try SigV4Request(method: "GET", url: try #require(URL(string: "http://[::1]:9000/b/k")))
+        #expect(loopback.host == "[::1]:9000")
+        #expect(loopback.path == "/b/k")
     }
 
     @Test func percentEncoding() {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 @testable import WIFCredentials
@@ -63,6 +64,46 @@ import Testing
         #expect(keys.count == 64)
         #expect(keys.allSatisfy { $0 == keys[0] })
         #expect(cache.derivationCount == 1)
+    }
+
+    @Test func changingTheSignerChangesTheKey() throws {
+        let cache = SigV4SigningKeyCache(capacity: 8)
+        let request = SigV4Request(method: "GET", host: "bucket.s3.amazonaws.com", path: "/key")
+        let date = Date(timeIntervalSince1970: 1_709_193_600)
+        var signer = SigV4Signer(
+            credentials: AWSCredentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: Self.secret),
+            region: "eu-west-3", service: "s3", keyCache: cache)
+        let first = try signer.signingHeaders(for: request, payload: .empty, date: date)
+
+        signer.credentials = AWSCredentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "another-secret")
+        let second = try signer.signingHeaders(for: request, payload: .empty, date: date)
+        #expect(second != first)
+        #expect(cache.derivationCount == 2)
+
+        signer.region = "us-east-1"
+        let third = try signer.signingHeaders(for: request, payload: .empty, date: date)
+        #expect(third != second)
+        #expect(cache.derivationCount == 3)
+
+        signer.region = "eu-west-3"
+        signer.credentials = AWSCredentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: Self.secret)
+        #expect(try signer.signingHeaders(for: request, payload: .empty, date: date) == first)
+        #expect(cache.derivationCount == 3)
+
+        signer.region = ""
+        #expect(throws: WIFCredentialsError.signing("")) {
+            try signer.signingHeaders(for: request, payload: .empty, date: date)
+        }
+    }
+
+    @Test func handRolledHMACMatchesSwiftCrypto() throws {
+        let key = SigV4SigningKey(secretAccessKey: Self.secret, day: "20240229", region: "eu-west-3", service: "s3")
+        for length in [0, 1, 55, 56, 63, 64, 65, 150, 1_000] {
+            let message = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+            let expected = HMAC<SHA256>.authenticationCode(for: message, using: key.key)
+            let actual = message.withUnsafeBytes { key.authenticationCode(for: $0) }
+            #expect(Array(actual) == Array(expected), "length \(length)")
+        }
     }
 
     @Test func signersShareKeysPerDay() throws {

@@ -34,6 +34,7 @@ public struct ClosureTokenSource: WebIdentityTokenSource, CustomStringConvertibl
         return try WebIdentityToken.validated(text, origin: "web-identity token returned by the closure")
     }
 
+    /// The type name only; the closure and its tokens are not described.
     public var description: String { "ClosureTokenSource" }
 }
 

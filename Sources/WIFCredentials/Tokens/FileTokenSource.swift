@@ -54,6 +54,7 @@ public struct FileTokenSource: WebIdentityTokenSource, CustomStringConvertible {
         return token
     }
 
+    /// The type and the file's path; never the token.
     public var description: String { "FileTokenSource(path: \(self.path))" }
 
     private struct Cached: Sendable {

@@ -23,6 +23,7 @@ public struct StringTokenSource: WebIdentityTokenSource, CustomStringConvertible
         try self.result.get()
     }
 
+    /// The type name only; never the token.
     public var description: String { "StringTokenSource" }
 }
 

@@ -67,6 +67,7 @@ public struct UnverifiedJWTClaims: Sendable, Hashable, CustomStringConvertible {
         )
     }
 
+    /// The claims that are present, for diagnostics.
     public var description: String {
         var parts: [String] = []
         if let issuer { parts.append("iss: \(issuer)") }

@@ -1,0 +1,33 @@
+// swift-tools-version:6.1
+// Benchmarks for swift-wif, kept out of the main package so `swift test` never builds them.
+// Run them with `Benchmarks/run` (which also runs the peer scripts and prints ratios).
+import PackageDescription
+
+let package = Package(
+    name: "swift-wif-benchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "swift-wif", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.0", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "SigningBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "WIFCredentials", package: "swift-wif"),
+            ],
+            path: "Benchmarks/SigningBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "CredentialsBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "WIFCredentials", package: "swift-wif"),
+            ],
+            path: "Benchmarks/CredentialsBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)

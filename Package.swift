@@ -63,7 +63,11 @@ let package = Package(
         ),
         .testTarget(
             name: "WIFCredentialsTests",
-            dependencies: ["WIFCredentials"],
+            dependencies: [
+                "WIFCredentials",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

@@ -13,6 +13,6 @@ struct WIFTool: AsyncParsableCommand {
             \(ExitStatus.io.rawValue) local file error; \(ExitStatus.network.rawValue) network or service \
             failure; 64 usage error.
             """,
-        subcommands: [Credentials.self, Request.self]
+        subcommands: [Credentials.self, Request.self, Policy.self]
     )
 }

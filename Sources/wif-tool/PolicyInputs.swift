@@ -1,0 +1,331 @@
+import Foundation
+import PolicyEngine
+
+/// Reading policy files, principals, context keys and decisions for the `policy` commands.
+enum PolicyInputs {
+    /// The principal used when a simulation names none: a role session in the documentation account.
+    static let defaultPrincipal = "arn:aws:sts::111122223333:assumed-role/simulated-role/simulated-session"
+
+    /// The identity providers a trust policy names by host in `Principal.Federated`.
+    static let builtInProviders: Set<String> = [
+        "graph.facebook.com", "accounts.google.com", "www.amazon.com", "cognito-identity.amazonaws.com",
+    ]
+
+    // MARK: Files
+
+    /// Reads a file, or standard input for `-`, failing with an I/O error that names the file.
+    static func read(_ path: String) throws(CommandFailure) -> [UInt8] {
+        if path == "-" {
+            return Array(FileHandle.standardInput.readDataToEndOfFile())
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CommandFailure(status: .io, message: "cannot read '\(path)': no such file")
+        }
+        guard !isDirectory.boolValue else {
+            throw CommandFailure(status: .io, message: "cannot read '\(path)': it is a directory")
+        }
+        do {
+            return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            let reason = FileManager.default.isReadableFile(atPath: path) ? error.localizedDescription : "permission denied"
+            throw CommandFailure(status: .io, message: "cannot read '\(path)': \(reason)")
+        }
+    }
+
+    /// Parses a policy for a role in the evaluation, failing with a usage error that shows the first problem.
+    /// - Parameters:
+    ///   - bytes: The policy JSON.
+    ///   - kind: The role the policy plays.
+    ///   - name: The file name or JSON path shown in messages and explanations.
+    ///   - showsPosition: Whether line and column refer to something the user wrote (not to re-encoded JSON).
+    static func policy(
+        _ bytes: [UInt8], kind: PolicyKind, name: String, showsPosition: Bool = true
+    ) throws(CommandFailure) -> PolicyEngine.Policy {
+        do {
+            return try PolicyEngine.Policy.parse(bytes: bytes, kind: kind, name: name)
+        } catch {
+            let errors = error.errors
+            guard let first = errors.first else {
+                throw CommandFailure(status: .usage, message: "invalid \(self.describe(kind)) \(name): \(error.reason)")
+            }
+            var location = name
+            if showsPosition, let line = first.line {
+                location += ":\(line)"
+                if let column = first.column { location += ":\(column)" }
+            }
+            var message = "invalid \(self.describe(kind)) \(location): \(first.description)"
+            if errors.count > 1 {
+                message += " (and \(errors.count - 1) more error\(errors.count == 2 ? "" : "s"); 'wif-tool policy validate' lists them all)"
+            }
+            throw CommandFailure(status: .usage, message: message)
+        }
+    }
+
+    /// Reads and parses a policy file.
+    static func policy(file path: String, kind: PolicyKind) throws(CommandFailure) -> PolicyEngine.Policy {
+        try self.policy(try self.read(path), kind: kind, name: path)
+    }
+
+    /// `identity policy`, `trust policy`, `permissions boundary`, …
+    static func describe(_ kind: PolicyKind?) -> String {
+        guard let kind else { return "policy" }
+        switch kind {
+        case .identity: return "identity policy"
+        case .resource: return "resource policy"
+        case .trust: return "trust policy"
+        case .session: return "session policy"
+        case .permissionsBoundary: return "permissions boundary"
+        default: return "\(kind) policy"
+        }
+    }
+
+    /// Guesses the role of a policy from its JSON: statements naming a `Principal` make a trust policy when
+    /// every action is an `sts:AssumeRole…` action, a resource policy otherwise; anything else is an identity
+    /// policy. `nil` when the text is not a JSON object with statements.
+    static func inferKind(_ bytes: [UInt8]) -> PolicyKind? {
+        guard let document = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return nil }
+        let statements: [[String: Any]]
+        if let list = document["Statement"] as? [Any] {
+            statements = list.compactMap { $0 as? [String: Any] }
+        } else if let single = document["Statement"] as? [String: Any] {
+            statements = [single]
+        } else {
+            return nil
+        }
+        guard statements.contains(where: { $0["Principal"] != nil || $0["NotPrincipal"] != nil }) else {
+            return .identity
+        }
+        let actions = statements.flatMap { statement -> [String] in
+            if let one = statement["Action"] as? String { return [one] }
+            return (statement["Action"] as? [Any])?.compactMap { $0 as? String } ?? []
+        }
+        let assumesRole = !actions.isEmpty && actions.allSatisfy { action in
+            let lowered = action.lowercased()
+            return lowered.hasPrefix("sts:assumerole") || lowered == "sts:tagsession" || lowered == "sts:setsourceidentity"
+        }
+        return assumesRole ? .trust : .resource
+    }
+
+    // MARK: Principals
+
+    /// Parses the caller: `anonymous`; a 12-digit account or `arn:…:iam::ACCOUNT:root`; an IAM user, role
+    /// session or federated user ARN; an identity provider (`graph.facebook.com`, an `oidc-provider` ARN)
+    /// calling `AssumeRoleWithWebIdentity`; or a service principal such as `s3.amazonaws.com`.
+    /// - Returns: The principal, or `nil` for `anonymous`.
+    static func principal(_ text: String) throws(CommandFailure) -> RequestPrincipal? {
+        if text.lowercased() == "anonymous" { return nil }
+        if self.builtInProviders.contains(text) { return .webIdentity(provider: text) }
+        do {
+            if text.utf8.count == 12, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+                return try .root(accountId: text)
+            }
+            let parts = text.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
+            if parts.count == 6, parts[0] == "arn" {
+                let service = parts[2]
+                let resource = parts[5]
+                switch service {
+                case "iam" where resource == "root":
+                    return try .root(accountId: String(parts[4]), partition: String(parts[1]))
+                case "iam" where resource.hasPrefix("user/"):
+                    return try .iamUser(arn: text)
+                case "iam" where resource.hasPrefix("oidc-provider/") || resource.hasPrefix("saml-provider/"):
+                    return .webIdentity(provider: text)
+                case "iam" where resource.hasPrefix("role/"):
+                    let role = resource.dropFirst(5).split(separator: "/").last.map(String.init) ?? "ROLE"
+                    throw CommandFailure(
+                        status: .usage,
+                        message: "a role does not make requests, its sessions do: use arn:\(parts[1]):sts::\(parts[4]):assumed-role/\(role)/SESSION")
+                case "sts" where resource.hasPrefix("assumed-role/"):
+                    return try .assumedRole(sessionArn: text)
+                case "sts" where resource.hasPrefix("federated-user/"):
+                    return try .federatedUser(arn: text)
+                default:
+                    break
+                }
+            } else if !text.contains(":"), text.hasSuffix(".amazonaws.com") {
+                return .service(text)
+            }
+        } catch let error as PolicyEngineError {
+            throw CommandFailure(status: .usage, message: "principal '\(text)': \(error.reason)")
+        } catch let error as CommandFailure {
+            throw error
+        } catch {
+            throw CommandFailure(status: .usage, message: "principal '\(text)': \(error)")
+        }
+        throw CommandFailure(
+            status: .usage,
+            message: """
+                principal '\(text)' is not recognised; use an ARN (assumed-role session, IAM user, federated user, \
+                root), a 12-digit account, an identity provider such as graph.facebook.com, a service such as \
+                s3.amazonaws.com, or 'anonymous'
+                """)
+    }
+
+    // MARK: Context
+
+    /// Builds context keys from `key=value` arguments; a key given more than once (ignoring case) becomes a
+    /// multi-valued key holding every value in order.
+    static func context(arguments: [String]) throws(CommandFailure) -> [String: ContextValue] {
+        var order: [String] = []
+        var values: [String: (name: String, values: [String])] = [:]
+        for argument in arguments {
+            guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else {
+                throw CommandFailure(status: .usage, message: "--context must look like KEY=VALUE, not '\(argument)'")
+            }
+            let key = String(argument[..<equals])
+            let value = String(argument[argument.index(after: equals)...])
+            let folded = key.lowercased()
+            if values[folded] == nil {
+                order.append(folded)
+                values[folded] = (key, [])
+            }
+            values[folded]?.values.append(value)
+        }
+        var context: [String: ContextValue] = [:]
+        for folded in order {
+            guard let entry = values[folded] else { continue }
+            context[entry.name] = entry.values.count == 1 ? ContextValue(entry.values[0]) : ContextValue(multiple: entry.values)
+        }
+        return context
+    }
+
+    /// Reads one context value from parsed JSON: a string (single-valued), an array of strings (a set, which
+    /// may be empty), or a boolean or number (stored as its text).
+    /// - Parameters:
+    ///   - value: The JSON value.
+    ///   - path: Its JSON path, for messages.
+    static func contextValue(_ value: Any, path: String) throws(CommandFailure) -> ContextValue {
+        if let text = value as? String { return ContextValue(text) }
+        if let list = value as? [Any] {
+            var strings: [String] = []
+            for (index, element) in list.enumerated() {
+                guard let scalar = self.scalarText(element) else {
+                    throw CommandFailure(status: .usage, message: "\(path)[\(index)]: a context value must be a string, not \(self.typeName(element))")
+                }
+                strings.append(scalar)
+            }
+            return ContextValue(multiple: strings)
+        }
+        if let scalar = self.scalarText(value) { return ContextValue(scalar) }
+        throw CommandFailure(
+            status: .usage, message: "\(path): a context value must be a string or an array of strings, not \(self.typeName(value))")
+    }
+
+    /// Parses `--context-json`: an object of key to string or array of strings.
+    static func context(json text: String) throws(CommandFailure) -> [String: ContextValue] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw CommandFailure(
+                status: .usage, message: "--context-json must be a JSON object such as {\"aws:TagKeys\": [\"a\", \"b\"]}")
+        }
+        var context: [String: ContextValue] = [:]
+        for (key, value) in object {
+            context[key] = try self.contextValue(value, path: "--context-json.\(key)")
+        }
+        return context
+    }
+
+    static func scalarText(_ value: Any) -> String? {
+        if let text = value as? String { return text }
+        if let number = value as? NSNumber {
+            if self.isBoolean(number) { return number.boolValue ? "true" : "false" }
+            return number.stringValue
+        }
+        return nil
+    }
+
+    /// Whether `JSONSerialization` read the number from `true` or `false`.
+    static func isBoolean(_ number: NSNumber) -> Bool {
+        String(cString: number.objCType) == "c"
+    }
+
+    /// The JSON type of a value parsed by `JSONSerialization`, for messages.
+    static func typeName(_ value: Any) -> String {
+        switch value {
+        case is String: return "a string"
+        case is [Any]: return "an array"
+        case is [String: Any]: return "an object"
+        case is NSNull: return "null"
+        case let number as NSNumber: return self.isBoolean(number) ? "a boolean" : "a number"
+        default: return "a value"
+        }
+    }
+
+    // MARK: Decisions
+
+    /// `Allow`, `ExplicitDeny` or `ImplicitDeny`.
+    static func name(_ outcome: Decision.Outcome) -> String {
+        switch outcome {
+        case .allow: return "Allow"
+        case .explicitDeny: return "ExplicitDeny"
+        case .implicitDeny: return "ImplicitDeny"
+        }
+    }
+
+    /// Parses a decision name, ignoring case, dashes, underscores and spaces.
+    static func outcome(_ text: String) -> Decision.Outcome? {
+        let folded = text.lowercased().filter { $0 != "-" && $0 != "_" && $0 != " " }
+        return Decision.Outcome.allCases.first { $0.rawValue.lowercased() == folded }
+    }
+
+    /// The accepted decision names, for messages.
+    static let outcomeNames = "Allow, ExplicitDeny or ImplicitDeny"
+}
+
+/// Builds one JSON object with keys in the order they are added.
+struct PolicyJSONObject {
+    private var members: [String] = []
+
+    mutating func add(_ key: String, _ value: String) {
+        self.members.append("\(Self.quote(key)):\(Self.quote(value))")
+    }
+
+    mutating func add(_ key: String, _ value: Bool) {
+        self.members.append("\(Self.quote(key)):\(value)")
+    }
+
+    mutating func add(_ key: String, _ value: Int) {
+        self.members.append("\(Self.quote(key)):\(value)")
+    }
+
+    /// Adds a value that is already JSON text.
+    mutating func add(_ key: String, json: String) {
+        self.members.append("\(Self.quote(key)):\(json)")
+    }
+
+    var text: String { "{" + self.members.joined(separator: ",") + "}" }
+
+    /// A JSON string literal.
+    static func quote(_ text: String) -> String {
+        var output = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        return output + "\""
+    }
+
+    /// A JSON array of already-encoded values.
+    static func array(_ elements: [String]) -> String { "[" + elements.joined(separator: ",") + "]" }
+}
+
+extension StatementReference {
+    /// The reference as a JSON object.
+    var policyJSON: String {
+        var object = PolicyJSONObject()
+        object.add("policyName", self.policyName)
+        object.add("policyKind", self.policyKind.description)
+        object.add("index", self.index)
+        if let sid { object.add("sid", sid) }
+        return object.text
+    }
+}

@@ -1,0 +1,114 @@
+import ArgumentParser
+import Foundation
+import PolicyEngine
+
+extension WIFTool.Policy {
+    /// `wif-tool policy validate`: every error and warning of policy files, with JSON paths.
+    struct Validate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check IAM policy files and list every error and warning.",
+            discussion: """
+                Prints one line per problem, 'FILE:LINE:COLUMN: error: PATH: message' (or 'warning:'), where \
+                PATH is the JSON path of the element such as Statement[1].Condition.StringLike, then one \
+                summary line per file. The kind of policy decides some rules (an identity policy must not \
+                name a Principal, a resource policy must); by default it is inferred: statements naming a \
+                Principal make a trust policy when every action is sts:AssumeRole…, a resource policy \
+                otherwise, and anything else is an identity policy. FILE '-' reads standard input.
+
+                Exit status: 0 when no file has errors (warnings allowed), 1 when any has, \
+                \(ExitStatus.io.rawValue) when a file cannot be read. With --json, prints one object: \
+                {"files": [{"file", "kind", "valid", "errors", "warnings", "diagnostics": [{"severity", \
+                "path", "message", "hint"?, "line"?, "column"?}]}], "errors", "warnings"}.
+                """
+        )
+
+        @OptionGroup var options: GlobalOptions
+
+        @Option(
+            name: .long,
+            help: "Validate as this kind: identity, resource, trust, session or boundary (default: inferred per file).")
+        var kind: String?
+
+        @Argument(help: "The policy files to check ('-' for standard input).")
+        var files: [String]
+
+        func validate() throws {
+            if self.files.isEmpty {
+                throw ValidationError("name at least one policy file")
+            }
+            if let kind, PolicyKind(kind) == nil {
+                throw ValidationError("--kind must be identity, resource, trust, session or boundary, not '\(kind)'")
+            }
+        }
+
+        struct FileReport: Encodable {
+            var file: String
+            var kind: String?
+            var valid: Bool
+            var errors: Int
+            var warnings: Int
+            var diagnostics: [PolicyDiagnostic]
+            var readError: String?
+        }
+
+        struct Report: Encodable {
+            var files: [FileReport]
+            var errors: Int
+            var warnings: Int
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let forcedKind = self.kind.flatMap(PolicyKind.init)
+                var reports: [FileReport] = []
+                var unreadable = false
+                for file in self.files {
+                    let bytes: [UInt8]
+                    do throws(CommandFailure) {
+                        bytes = try PolicyInputs.read(file)
+                    } catch {
+                        unreadable = true
+                        FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+                        reports.append(FileReport(
+                            file: file, kind: nil, valid: false, errors: 0, warnings: 0, diagnostics: [],
+                            readError: error.message))
+                        continue
+                    }
+                    let kind = forcedKind ?? PolicyInputs.inferKind(bytes)
+                    let result = PolicyEngine.Policy.validate(bytes: bytes, kind: kind, name: file)
+                    reports.append(FileReport(
+                        file: file, kind: kind?.description, valid: result.isValid, errors: result.errors.count,
+                        warnings: result.warnings.count, diagnostics: result.diagnostics))
+                    if !self.options.json {
+                        self.printText(file: file, kind: kind, result: result)
+                    }
+                }
+                let errors = reports.reduce(0) { $0 + $1.errors }
+                if self.options.json {
+                    let report = Report(files: reports, errors: errors, warnings: reports.reduce(0) { $0 + $1.warnings })
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+                    printOut(String(decoding: try encoder.encode(report), as: UTF8.self) + "\n")
+                }
+                if unreadable { throw ExitStatus.io.exitCode }
+                if reports.contains(where: { !$0.valid }) { throw ExitStatus.failure.exitCode }
+            }
+        }
+
+        private func printText(file: String, kind: PolicyKind?, result: PolicyValidation) {
+            var text = ""
+            for diagnostic in result.diagnostics {
+                text += diagnostic.formatted(sourceName: file) + "\n"
+            }
+            func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+            let what = PolicyInputs.describe(kind)
+            if result.isValid {
+                text += "\(file): valid \(what)"
+                if !result.warnings.isEmpty { text += ", \(count(result.warnings.count, "warning"))" }
+            } else {
+                text += "\(file): invalid \(what), \(count(result.errors.count, "error")), \(count(result.warnings.count, "warning"))"
+            }
+            printOut(text + "\n")
+        }
+    }
+}

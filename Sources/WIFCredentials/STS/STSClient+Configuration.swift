@@ -1,0 +1,191 @@
+import Foundation
+
+extension STSClient {
+    /// How an ``STSClient`` reaches STS and retries.
+    public struct Configuration: Sendable, Hashable {
+        /// The region whose STS endpoint to call (`https://sts.<region>.amazonaws.com`).
+        ///
+        /// `nil` reads `AWS_REGION`, then `AWS_DEFAULT_REGION` from the environment given to the
+        /// client, and falls back to `us-east-1`.
+        public var region: String?
+        /// An explicit endpoint URL (for a local STS such as moto or WIFLocal). It wins over
+        /// `AWS_ENDPOINT_URL_STS` and `AWS_ENDPOINT_URL`, which win over the regional default.
+        public var endpoint: String?
+        /// How transient failures are retried.
+        public var retry: Retry
+        /// How long one attempt (sending the request and reading the answer) may take.
+        public var timeout: Duration
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - region: The region, or `nil` to read it from the environment.
+        ///   - endpoint: An endpoint URL that overrides the environment and the regional default.
+        ///   - retry: How transient failures are retried.
+        ///   - timeout: How long one attempt may take.
+        public init(
+            region: String? = nil,
+            endpoint: String? = nil,
+            retry: Retry = Retry(),
+            timeout: Duration = .seconds(30)
+        ) {
+            self.region = region
+            self.endpoint = endpoint
+            self.retry = retry
+            self.timeout = timeout
+        }
+
+        /// Jittered exponential backoff for transient failures (throttling, `IDPCommunicationError`,
+        /// 5xx answers, broken connections).
+        ///
+        /// Before retry *n* (1-based) the client waits a random duration between half and all of
+        /// `min(maxDelay, baseDelay × 2ⁿ⁻¹)`, so waits grow while spreading out clients that failed
+        /// together.
+        public struct Retry: Sendable, Hashable {
+            /// How many attempts to make in all, the first included; `1` disables retries. A re-read
+            /// of a rejected token adds one attempt of its own that does not count here.
+            public var maxAttempts: Int
+            /// The backoff ceiling before the first retry.
+            public var baseDelay: Duration
+            /// The largest ceiling the backoff grows to.
+            public var maxDelay: Duration
+
+            /// Creates a retry policy.
+            /// - Parameters:
+            ///   - maxAttempts: Attempts in all, at least 1.
+            ///   - baseDelay: The backoff ceiling before the first retry.
+            ///   - maxDelay: The largest backoff ceiling, at least `baseDelay`.
+            public init(maxAttempts: Int = 3, baseDelay: Duration = .milliseconds(200), maxDelay: Duration = .seconds(5)) {
+                self.maxAttempts = maxAttempts
+                self.baseDelay = baseDelay
+                self.maxDelay = maxDelay
+            }
+
+            /// No retries: the first failure is reported.
+            public static let disabled = Retry(maxAttempts: 1)
+
+            /// The wait before retry `retry`.
+            /// - Parameters:
+            ///   - retry: Which retry this is, starting at 1.
+            ///   - jitter: A number in `0...1` choosing where in the jitter range to land.
+            /// - Returns: A duration between half and all of the backoff ceiling for that retry.
+            package func delay(beforeRetry retry: Int, jitter: Double) -> Duration {
+                let ceiling = self.ceiling(beforeRetry: retry)
+                let unit = min(max(jitter.isFinite ? jitter : 0, 0), 1)
+                return ceiling / 2 + (ceiling / 2) * unit
+            }
+
+            /// The upper end of the wait before retry `retry`.
+            package func ceiling(beforeRetry retry: Int) -> Duration {
+                // Past 2³⁰ × baseDelay every practical maxDelay is reached; capping the exponent keeps
+                // the multiplication from overflowing.
+                let exponent = min(max(retry - 1, 0), 30)
+                let factor = 1 << exponent
+                if self.baseDelay > self.maxDelay / factor { return self.maxDelay }
+                return min(self.baseDelay * factor, self.maxDelay)
+            }
+
+            func validate() throws(WIFCredentialsError) {
+                if self.maxAttempts < 1 {
+                    throw .invalidConfiguration("STS retry maxAttempts is \(self.maxAttempts); it must be at least 1")
+                }
+                if self.baseDelay < .zero {
+                    throw .invalidConfiguration("STS retry baseDelay is \(self.baseDelay); it must not be negative")
+                }
+                if self.maxDelay < self.baseDelay {
+                    throw .invalidConfiguration(
+                        "STS retry maxDelay (\(self.maxDelay)) is shorter than baseDelay (\(self.baseDelay))"
+                    )
+                }
+            }
+        }
+    }
+}
+
+extension STSClient.Configuration {
+    /// The region and endpoint a client built from this configuration and `environment` calls.
+    /// - Parameter environment: Environment variables (`AWS_REGION`, `AWS_DEFAULT_REGION`,
+    ///   `AWS_ENDPOINT_URL_STS`, `AWS_ENDPOINT_URL`, `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS`).
+    /// - Returns: The region name and the endpoint URL.
+    /// - Throws: ``WIFCredentialsError`` with code `invalidConfiguration` naming the setting that is
+    ///   unusable: a malformed region, an endpoint that is not an http(s) URL with a host.
+    public func resolve(environment: [String: String]) throws(WIFCredentialsError) -> (region: String, endpoint: URL) {
+        let region = try self.resolveRegion(environment: environment)
+        if let endpoint = self.endpoint {
+            return (region, try Self.validatedEndpoint(endpoint, origin: "configured STS endpoint"))
+        }
+        let ignoreEnvironment = environment["AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"]?.lowercased() == "true"
+        if !ignoreEnvironment {
+            for name in ["AWS_ENDPOINT_URL_STS", "AWS_ENDPOINT_URL"] {
+                if let value = environment[name], !value.isEmpty {
+                    return (region, try Self.validatedEndpoint(value, origin: name))
+                }
+            }
+        }
+        return (region, try Self.regionalEndpoint(region: region))
+    }
+
+    func resolveRegion(environment: [String: String]) throws(WIFCredentialsError) -> String {
+        let candidates: [(value: String?, origin: String)] = [
+            (self.region, "configured region"),
+            (environment["AWS_REGION"], "AWS_REGION"),
+            (environment["AWS_DEFAULT_REGION"], "AWS_DEFAULT_REGION"),
+        ]
+        for (value, origin) in candidates {
+            guard let value else { continue }
+            if value.isEmpty, origin != "configured region" { continue }
+            return try Self.validatedRegion(value, origin: origin)
+        }
+        return "us-east-1"
+    }
+
+    static func validatedRegion(_ region: String, origin: String) throws(WIFCredentialsError) -> String {
+        // A region becomes part of a host name: letters, digits and dashes only, so nothing can
+        // smuggle a different host, port or path into the URL.
+        let allowed = region.utf8.allSatisfy { byte in
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                || byte == UInt8(ascii: "-")
+        }
+        guard !region.isEmpty, region.utf8.count <= 63, allowed,
+            region.first != "-", region.last != "-"
+        else {
+            throw .invalidConfiguration(
+                "\(origin) '\(region.prefix(64))' is not a region name (lowercase letters, digits and dashes, such as us-east-1)"
+            )
+        }
+        return region
+    }
+
+    static func regionalEndpoint(region: String) throws(WIFCredentialsError) -> URL {
+        let suffix = region.hasPrefix("cn-") ? "amazonaws.com.cn" : "amazonaws.com"
+        guard let url = URL(string: "https://sts.\(region).\(suffix)") else {
+            throw .invalidConfiguration("cannot build the STS endpoint for region '\(region)'")
+        }
+        return url
+    }
+
+    static func validatedEndpoint(_ text: String, origin: String) throws(WIFCredentialsError) -> URL {
+        let shown = text.count > 200 ? String(text.prefix(200)) + "…" : text
+        guard let components = URLComponents(string: text) else {
+            throw .invalidConfiguration("\(origin) '\(shown)' is not a URL")
+        }
+        guard let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw .invalidConfiguration(
+                "\(origin) '\(shown)' has scheme '\(components.scheme ?? "")'; STS endpoints must use http or https"
+            )
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw .invalidConfiguration("\(origin) '\(shown)' has no host")
+        }
+        if components.user != nil || components.password != nil {
+            // Not echoed: the user info may hold a password.
+            throw .invalidConfiguration("\(origin) contains user credentials before the host; remove them")
+        }
+        if components.query != nil || components.fragment != nil {
+            throw .invalidConfiguration("\(origin) '\(shown)' has a query or fragment; give only scheme, host, port and path")
+        }
+        guard let url = components.url else {
+            throw .invalidConfiguration("\(origin) '\(shown)' is not a URL")
+        }
+        return url
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import Logging
+import Testing
+
+@testable import WIFCredentials
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The client over real HTTP: against moto (a third-party STS), and against ports that refuse or
+/// never answer.
+@Suite struct STSClientPeerTests {
+    static let roleName = "wif-web-users"
+    static let roleArn = "arn:aws:iam::123456789012:role/\(roleName)"
+
+    /// A token shaped like an OIDC ID token (moto checks no signature), expiring in an hour.
+    static func jwtShapedToken(subject: String) -> String {
+        func base64URL(_ text: String) -> String {
+            Data(text.utf8).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+        }
+        let expiry = Int(Date().timeIntervalSince1970) + 3600
+        let header = base64URL(#"{"alg":"RS256","kid":"test-key","typ":"JWT"}"#)
+        let claims = base64URL(#"{"iss":"https://accounts.example.com","sub":"\#(subject)","aud":"wif-tests","exp":\#(expiry)}"#)
+        return "\(header).\(claims).c2lnbmF0dXJlLW5vdC1jaGVja2VkLWJ5LW1vdG8"
+    }
+
+    @Test(.enabled(if: MotoServer.isAvailable, MotoServer.skipReason), .timeLimit(.minutes(2)))
+    func federatesThroughMoto() async throws {
+        try await MotoServer.withServer { server in
+            let client = try STSClient(
+                configuration: .init(region: "us-east-1", endpoint: server.endpoint.absoluteString, retry: .disabled),
+                environment: [:]
+            )
+            let request = AssumeRoleWithWebIdentityRequest(
+                roleArn: Self.roleArn,
+                roleSessionName: "alice@example.com",
+                durationSeconds: 900,
+                policy: #"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":"arn:aws:s3:::shared/users/alice/*"}]}"#,
+                policyArns: ["arn:aws:iam::aws:policy/AmazonS3ReadOnlyAccess"]
+            )
+            let token = Self.jwtShapedToken(subject: "alice")
+            let recorder = STSTestLogRecorder()
+            let before = Date()
+            let result = try await client.assumeRoleWithWebIdentity(request, tokenSource: .string(token), logger: recorder.logger)
+
+            let credentials = result.credentials
+            #expect(credentials.accessKeyId.hasPrefix("ASIA"))
+            #expect(credentials.accessKeyId.count == 20)
+            #expect(credentials.secretAccessKey.count >= 40)
+            #expect((credentials.sessionToken?.count ?? 0) > 100)
+            #expect(credentials.accountId == "123456789012")
+            #expect(result.assumedRoleUser?.arn == "arn:aws:sts::123456789012:assumed-role/\(Self.roleName)/alice@example.com")
+            #expect(result.assumedRoleUser?.assumedRoleId?.hasSuffix(":alice@example.com") == true)
+            #expect(result.packedPolicySize != nil)
+            #expect(result.requestId?.isEmpty == false)
+            // moto grants DurationSeconds from its own clock, which is this machine's.
+            let lifetime = result.serverExpiration.timeIntervalSince(before)
+            #expect(lifetime > 0 && lifetime <= 900 + 60, "lifetime \(lifetime)")
+            // Same machine, so the skew is the Date header's rounding to whole seconds.
+            let skew = try #require(result.clockSkew)
+            #expect(abs(skew) < 5)
+            #expect(credentials.expiration == result.serverExpiration.addingTimeInterval(-skew))
+
+            #expect(!result.description.contains(credentials.secretAccessKey))
+            #expect(!recorder.text.contains(token))
+            #expect(!recorder.text.contains(credentials.secretAccessKey))
+            #expect(recorder.all.contains { $0.metadata["wif.sts.request_id"] == result.requestId })
+
+            // The environment's endpoint reaches the same server; every call yields new keys.
+            let viaEnvironment = try STSClient(
+                configuration: .init(region: "us-east-1", retry: .disabled),
+                environment: ["AWS_ENDPOINT_URL_STS": server.endpoint.absoluteString]
+            )
+            let second = try await viaEnvironment.assumeRoleWithWebIdentity(
+                AssumeRoleWithWebIdentityRequest(roleArn: Self.roleArn, roleSessionName: "bob"),
+                webIdentityToken: Self.jwtShapedToken(subject: "bob")
+            )
+            #expect(second.assumedRoleUser?.arn == "arn:aws:sts::123456789012:assumed-role/\(Self.roleName)/bob")
+            #expect(second.credentials.accessKeyId != credentials.accessKeyId)
+        }
+    }
+
+    @Test func refusedConnectionIsANetworkError() async throws {
+        // Port 0's pick is closed again at once, so nothing listens there.
+        let port = try MotoServer.freeLoopbackPort()
+        let client = try STSClient(
+            configuration: .init(region: "us-east-1", endpoint: "http://127.0.0.1:\(port)", retry: .disabled, timeout: .seconds(2)),
+            environment: [:]
+        )
+        do {
+            _ = try await client.assumeRoleWithWebIdentity(.sample, webIdentityToken: "abcd.efgh.ijkl")
+            Issue.record("expected a network error")
+        } catch let error as WIFCredentialsError {
+            #expect(error.code == .network)
+            #expect(error.reason.hasPrefix("could not reach STS at 127.0.0.1: "))
+            #expect(error.recovery == .retryWithBackoff)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func silentServerTimesOut() async throws {
+        let listener = try SilentListener()
+        defer { listener.close() }
+        let client = try STSClient(
+            configuration: .init(region: "us-east-1", endpoint: "http://127.0.0.1:\(listener.port)", retry: .disabled, timeout: .milliseconds(300)),
+            environment: [:]
+        )
+        do {
+            _ = try await client.assumeRoleWithWebIdentity(.sample, webIdentityToken: "abcd.efgh.ijkl")
+            Issue.record("expected a timeout")
+        } catch let error as WIFCredentialsError {
+            #expect(error.code == .network)
+            #expect(error.reason.contains("127.0.0.1"))
+        }
+    }
+}
+
+/// A loopback socket that listens but never reads or answers: connections queue in its backlog.
+private final class SilentListener: Sendable {
+    let port: Int
+    private let descriptor: Int32
+
+    init() throws {
+        #if canImport(Glibc)
+        let streamType = Int32(SOCK_STREAM.rawValue)
+        #else
+        let streamType = SOCK_STREAM
+        #endif
+        let descriptor = socket(AF_INET, streamType, 0)
+        guard descriptor >= 0 else { throw MotoServerError(description: "socket() failed") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ready = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(descriptor, socketAddress, length) == 0 && listen(descriptor, 8) == 0
+                    && getsockname(descriptor, socketAddress, &length) == 0
+            }
+        }
+        guard ready else {
+            Self.closeDescriptor(descriptor)
+            throw MotoServerError(description: "could not listen on a loopback port")
+        }
+        self.descriptor = descriptor
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() {
+        Self.closeDescriptor(self.descriptor)
+    }
+
+    private static func closeDescriptor(_ descriptor: Int32) {
+        #if canImport(Glibc)
+        _ = Glibc.close(descriptor)
+        #else
+        _ = Darwin.close(descriptor)
+        #endif
+    }
+}

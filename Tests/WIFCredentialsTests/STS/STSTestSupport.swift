@@ -1,0 +1,211 @@
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+@testable import WIFCredentials
+
+/// A transport that records requests and answers from a script, one entry per attempt.
+final class STSTestTransport: STSTransport {
+    enum Answer: Sendable {
+        case response(STSHTTPResponse)
+        case failure(any Error & Sendable)
+    }
+
+    private struct State {
+        var answers: [Answer]
+        var requests: [STSHTTPRequest] = []
+        var timeouts: [Duration] = []
+    }
+
+    private let state: Mutex<State>
+
+    init(_ answers: [Answer]) {
+        self.state = Mutex(State(answers: answers))
+    }
+
+    var requests: [STSHTTPRequest] { self.state.withLock { $0.requests } }
+    var timeouts: [Duration] { self.state.withLock { $0.timeouts } }
+
+    /// The decoded form parameters of each request.
+    var forms: [[String: String]] { self.requests.map { STSTestTransport.decodeForm($0.body) } }
+
+    func send(
+        _ request: STSHTTPRequest,
+        timeout: Duration,
+        maximumBodyBytes: Int,
+        logger: Logger
+    ) async throws -> STSHTTPResponse {
+        let answer = self.state.withLock { state -> Answer? in
+            state.requests.append(request)
+            state.timeouts.append(timeout)
+            return state.answers.isEmpty ? nil : state.answers.removeFirst()
+        }
+        switch answer {
+        case .response(let response): return response
+        case .failure(let error): throw error
+        case nil: throw STSTestFailure(description: "the test transport ran out of answers")
+        }
+    }
+
+    static func decodeForm(_ body: [UInt8]) -> [String: String] {
+        var form: [String: String] = [:]
+        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0]).removingPercentEncoding ?? ""
+            let value = parts.count > 1 ? (String(parts[1]).removingPercentEncoding ?? "") : ""
+            form[name] = value
+        }
+        return form
+    }
+}
+
+struct STSTestFailure: Error, Sendable, CustomStringConvertible {
+    var description: String
+}
+
+/// A clock whose sleeps return at once, moving the clock and recording each duration.
+final class STSTestClock: Sendable {
+    private struct State {
+        var now: Date
+        var sleeps: [Duration] = []
+    }
+
+    private let state: Mutex<State>
+
+    init(now: Date = Date(timeIntervalSince1970: 1_795_262_400)) {  // 2026-11-21T12:00:00Z
+        self.state = Mutex(State(now: now))
+    }
+
+    var now: Date { self.state.withLock { $0.now } }
+    var sleeps: [Duration] { self.state.withLock { $0.sleeps } }
+
+    var timeSource: TimeSource {
+        TimeSource(
+            now: { self.now },
+            sleep: { duration in
+                try Task.checkCancellation()
+                self.state.withLock { state in
+                    state.sleeps.append(duration)
+                    let components = duration.components
+                    state.now += Double(components.seconds) + Double(components.attoseconds) / 1e18
+                }
+            }
+        )
+    }
+}
+
+/// A token source that hands out tokens from a list and records each `forceRefresh`.
+final class STSTestTokenSource: WebIdentityTokenSource {
+    private struct State {
+        var tokens: [WebIdentityToken]
+        var calls: [Bool] = []
+    }
+
+    private let state: Mutex<State>
+
+    init(_ tokens: [WebIdentityToken]) {
+        self.state = Mutex(State(tokens: tokens))
+    }
+
+    convenience init(_ values: String...) {
+        self.init(values.map { WebIdentityToken(value: $0) })
+    }
+
+    /// The `forceRefresh` argument of each call.
+    var calls: [Bool] { self.state.withLock { $0.calls } }
+
+    func token(forceRefresh: Bool, logger: Logger) async throws -> WebIdentityToken {
+        try self.state.withLock { state in
+            state.calls.append(forceRefresh)
+            guard !state.tokens.isEmpty else {
+                throw WIFCredentialsError.tokenUnavailable("the test token source ran out of tokens")
+            }
+            // The last token stays once the list is used up, like a file that did not change.
+            return state.tokens.count == 1 ? state.tokens[0] : state.tokens.removeFirst()
+        }
+    }
+}
+
+/// Collects log records in memory.
+final class STSTestLogRecorder: Sendable {
+    struct Record: Sendable {
+        var level: Logger.Level
+        var message: String
+        var metadata: [String: String]
+    }
+
+    private let records = Mutex<[Record]>([])
+
+    var all: [Record] { self.records.withLock { $0 } }
+
+    var logger: Logger {
+        var logger = Logger(label: "test.sts", factory: { _ in Handler(recorder: self) })
+        logger.logLevel = .trace
+        return logger
+    }
+
+    /// Every message and metadata value, for checking that nothing secret was logged.
+    var text: String {
+        self.all.map { record in
+            ([record.message] + record.metadata.map { "\($0.key)=\($0.value)" }).joined(separator: " ")
+        }.joined(separator: "\n")
+    }
+
+    fileprivate func append(_ record: Record) {
+        self.records.withLock { $0.append(record) }
+    }
+
+    private struct Handler: LogHandler {
+        let recorder: STSTestLogRecorder
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { self.metadata[key] }
+            set { self.metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            var merged = self.metadata
+            merged.merge(event.metadata ?? [:]) { $1 }
+            self.recorder.append(
+                Record(
+                    level: event.level,
+                    message: "\(event.message)",
+                    metadata: merged.mapValues { "\($0)" }
+                )
+            )
+        }
+    }
+}
+
+enum STSFixtures {
+    static func data(_ name: String) throws -> [UInt8] {
+        let base = try #require(Bundle.module.url(forResource: "Fixtures", withExtension: nil))
+        return Array(try Data(contentsOf: base.appendingPathComponent("sts").appendingPathComponent(name)))
+    }
+
+    static func response(
+        _ name: String,
+        status: Int = 200,
+        headers: [(name: String, value: String)] = [("Content-Type", "text/xml")]
+    ) throws -> STSHTTPResponse {
+        STSHTTPResponse(status: status, headers: headers, body: try Self.data(name))
+    }
+
+    static func errorResponse(code: String, status: Int = 400, message: String = "refused") -> STSHTTPResponse {
+        let xml = """
+            <ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type>\
+            <Code>\(code)</Code><Message>\(message)</Message></Error><RequestId>req-\(code)</RequestId></ErrorResponse>
+            """
+        return STSHTTPResponse(status: status, headers: [("Content-Type", "text/xml")], body: Array(xml.utf8))
+    }
+}
+
+extension AssumeRoleWithWebIdentityRequest {
+    static let sample = AssumeRoleWithWebIdentityRequest(
+        roleArn: "arn:aws:iam::123456789012:role/FederatedWebIdentityRole",
+        roleSessionName: "app1"
+    )
+}

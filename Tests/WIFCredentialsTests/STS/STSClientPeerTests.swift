@@ -86,6 +86,96 @@ import Darwin
         }
     }
 
+    /// The credentials STS hands out work: moto, with request authentication switched on after
+    /// federation, accepts S3 requests signed with them and refuses a wrong secret or session token.
+    @Test(.enabled(if: MotoServer.isAvailable, MotoServer.skipReason), .timeLimit(.minutes(2)))
+    func federatedCredentialsSignS3RequestsMotoAccepts() async throws {
+        try await MotoServer.withServer { server in
+            let http = AsyncHTTPClientSTSTransport()
+            // With authentication still off, moto takes any signature and routes by its scope: set up
+            // the role the session will act as, with an inline policy allowing S3.
+            let setup = SigV4Signer(
+                credentials: AWSCredentials(accessKeyId: "AKIDSETUPEXAMPLE", secretAccessKey: "setup-secret"),
+                region: "us-east-1",
+                service: "iam"
+            )
+            let trust = #"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Federated":"accounts.example.com"},"Action":"sts:AssumeRoleWithWebIdentity"}]}"#
+            let allowS3 = #"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}"#
+            for form in [
+                [("Action", "CreateRole"), ("Version", "2010-05-08"), ("RoleName", Self.roleName), ("AssumeRolePolicyDocument", trust)],
+                [("Action", "PutRolePolicy"), ("Version", "2010-05-08"), ("RoleName", Self.roleName), ("PolicyName", "s3"), ("PolicyDocument", allowS3)],
+            ] {
+                let body = Array(STSFormEncoding.encode(form.map { (name: $0.0, value: $0.1) }).utf8)
+                let response = try await Self.send(
+                    http, "POST", server.endpoint, body: body,
+                    headers: [.init("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")], signer: setup
+                )
+                #expect(response.status == 200, "\(form[0].1): \(String(decoding: response.body, as: UTF8.self))")
+            }
+
+            let sts = try STSClient(configuration: .init(endpoint: server.endpoint.absoluteString, retry: .disabled), environment: [:])
+            let result = try await sts.assumeRoleWithWebIdentity(
+                AssumeRoleWithWebIdentityRequest(roleArn: Self.roleArn, roleSessionName: "alice"),
+                webIdentityToken: Self.jwtShapedToken(subject: "alice")
+            )
+
+            // From here on moto checks every signature.
+            let reset = try await Self.send(
+                http, "POST", server.endpoint.appendingPathComponent("moto-api/reset-auth"), body: Array("0".utf8),
+                headers: [.init("Content-Type", "text/plain")], signer: nil
+            )
+            #expect(reset.status == 200)
+
+            let s3 = SigV4Signer(credentials: result.credentials, region: "us-east-1", service: "s3")
+            let bucket = server.endpoint.appendingPathComponent("wif-shared")
+            let object = bucket.appendingPathComponent("users/alice/hello.txt")
+            let created = try await Self.send(http, "PUT", bucket, body: [], signer: s3)
+            #expect(created.status == 200, "CreateBucket: \(String(decoding: created.body, as: UTF8.self))")
+            let put = try await Self.send(http, "PUT", object, body: Array("hello from alice".utf8), signer: s3)
+            #expect(put.status == 200, "PutObject: \(String(decoding: put.body, as: UTF8.self))")
+            let get = try await Self.send(http, "GET", object, body: [], signer: s3)
+            #expect(get.status == 200)
+            #expect(String(decoding: get.body, as: UTF8.self) == "hello from alice")
+
+            var wrongSecret = result.credentials
+            wrongSecret.secretAccessKey = String(wrongSecret.secretAccessKey.reversed())
+            let forged = try await Self.send(
+                http, "GET", object, body: [], signer: SigV4Signer(credentials: wrongSecret, region: "us-east-1", service: "s3")
+            )
+            #expect(forged.status == 403)
+            #expect(String(decoding: forged.body, as: UTF8.self).contains("<Code>SignatureDoesNotMatch</Code>"))
+
+            var wrongToken = result.credentials
+            wrongToken.sessionToken = "not-the-session-token"
+            let stale = try await Self.send(
+                http, "GET", object, body: [], signer: SigV4Signer(credentials: wrongToken, region: "us-east-1", service: "s3")
+            )
+            #expect(stale.status == 400 || stale.status == 403)
+            #expect(String(decoding: stale.body, as: UTF8.self).contains("<Code>InvalidToken</Code>"))
+        }
+    }
+
+    /// Sends one request over HTTP, signed when a signer is given.
+    static func send(
+        _ transport: AsyncHTTPClientSTSTransport,
+        _ method: String,
+        _ url: URL,
+        body: [UInt8],
+        headers: [SigV4Request.Header] = [],
+        signer: SigV4Signer?
+    ) async throws -> STSHTTPResponse {
+        var request = try SigV4Request(method: method, url: url, headers: headers)
+        if let signer {
+            try signer.sign(&request, payload: .bytes(body), date: Date())
+        }
+        return try await transport.send(
+            STSHTTPRequest(url: url, method: method, headers: request.headers.map { (name: $0.name, value: $0.value) }, body: body),
+            timeout: .seconds(30),
+            maximumBodyBytes: 1 << 20,
+            logger: Logger.noop
+        )
+    }
+
     @Test func refusedConnectionIsANetworkError() async throws {
         // Port 0's pick is closed again at once, so nothing listens there.
         let port = try MotoServer.freeLoopbackPort()

@@ -67,6 +67,7 @@ public struct AssumeRoleWithWebIdentityResult: Sendable, Hashable, CustomStringC
         self.requestId = requestId
     }
 
+    /// The key id, role, subject, provider, clock skew and request id; never a secret.
     public var description: String {
         var fields = ["credentials: \(self.credentials)"]
         if let assumedRoleUser { fields.append("assumedRole: \(assumedRoleUser.arn)") }
@@ -77,6 +78,7 @@ public struct AssumeRoleWithWebIdentityResult: Sendable, Hashable, CustomStringC
         return "AssumeRoleWithWebIdentityResult(\(fields.joined(separator: ", ")))"
     }
 
+    /// The same as ``description``: no secret.
     public var debugDescription: String { self.description }
 }
 
@@ -96,5 +98,6 @@ public struct AssumedRoleUser: Sendable, Hashable, CustomStringConvertible {
         self.assumedRoleId = assumedRoleId
     }
 
+    /// The session's ARN.
     public var description: String { "AssumedRoleUser(\(self.arn))" }
 }

@@ -145,7 +145,8 @@ public struct STSClient: Sendable {
     /// `webIdentityToken`: a rejected token is sent again once, since there is nothing to re-read.
     /// - Parameters:
     ///   - request: The role, session name and optional session policies.
-    ///   - webIdentityToken: The OIDC ID token or OAuth 2.0 access token, 4–20000 bytes.
+    ///   - webIdentityToken: The OIDC ID token or OAuth 2.0 access token, 4–20000 bytes; surrounding
+    ///     whitespace and line breaks are removed.
     ///   - logger: Where to log.
     /// - Returns: The credentials and the rest of STS's answer.
     /// - Throws: See ``assumeRoleWithWebIdentity(_:tokenSource:logger:)``.
@@ -154,9 +155,11 @@ public struct STSClient: Sendable {
         webIdentityToken: String,
         logger: Logger = Logger(label: "wif.sts", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async throws -> AssumeRoleWithWebIdentityResult {
-        try await self.assumeRoleWithWebIdentity(
+        // Text pasted or read from a file often ends with a line break; STS wants the bare token.
+        let trimmed = webIdentityToken.trimmingCharacters(in: .whitespacesAndNewlines)
+        return try await self.assumeRoleWithWebIdentity(
             request,
-            tokenSource: FixedTokenSource(token: WebIdentityToken(inspecting: webIdentityToken)),
+            tokenSource: FixedTokenSource(token: WebIdentityToken(inspecting: trimmed)),
             logger: logger
         )
     }
@@ -196,6 +199,9 @@ extension STSClient {
             throw .invalidParameter(
                 "WebIdentityToken is \(length) bytes; STS accepts \(WebIdentityToken.minimumLength)–\(WebIdentityToken.maximumLength)"
             )
+        }
+        if token.value.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) {
+            throw .invalidParameter("WebIdentityToken contains whitespace or control characters; a token is a single word")
         }
     }
 

@@ -119,6 +119,22 @@ import Testing
         #expect(transport.requests.isEmpty)
     }
 
+    @Test func stringTokenIsTrimmedButInnerWhitespaceIsRejected() async throws {
+        let transport = STSTestTransport([try Self.success()])
+        let client = try self.makeClient(transport)
+        _ = try await client.assumeRoleWithWebIdentity(.sample, webIdentityToken: "  \(Self.token)\n")
+        #expect(transport.forms.first?["WebIdentityToken"] == Self.token)
+
+        await self.expectFailure({ try await client.assumeRoleWithWebIdentity(.sample, webIdentityToken: "abcd efgh") }) { error in
+            error.code == .invalidParameter && error.reason == "WebIdentityToken contains whitespace or control characters; a token is a single word"
+        }
+        let fromSource = STSTestTokenSource("abcd\u{0}efgh")
+        await self.expectFailure({ try await client.assumeRoleWithWebIdentity(.sample, tokenSource: fromSource) }) { error in
+            error.code == .invalidParameter && !error.reason.contains("abcd")
+        }
+        #expect(transport.requests.count == 1)
+    }
+
     @Test func expiredTokenIsReadAgainBeforeCallingSTS() async throws {
         let clock = STSTestClock()
         let stale = WebIdentityToken(value: "stale-token", expiration: clock.now.addingTimeInterval(-1))

@@ -29,5 +29,14 @@ let package = Package(
             path: "Benchmarks/CredentialsBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "PolicyBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "PolicyEngine", package: "swift-wif"),
+            ],
+            path: "Benchmarks/PolicyBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

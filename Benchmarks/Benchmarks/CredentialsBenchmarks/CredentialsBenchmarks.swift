@@ -23,7 +23,7 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 1_000_000
     )
 
-    Benchmark("getCredentials, valid cached credentials") { benchmark, provider in
+    Benchmark("getCredentials, valid cached credentials") { (benchmark: Benchmark, provider: RefreshingCredentialProvider) in
         for _ in benchmark.scaledIterations {
             blackHole(try await provider.getCredentials())
         }
@@ -37,7 +37,7 @@ let benchmarks: @Sendable () -> Void = {
         return provider
     }
 
-    Benchmark("getCredentials, advisory window, background refresh") { benchmark, provider in
+    Benchmark("getCredentials, advisory window, background refresh") { (benchmark: Benchmark, provider: RefreshingCredentialProvider) in
         for _ in benchmark.scaledIterations {
             blackHole(try await provider.getCredentials())
         }

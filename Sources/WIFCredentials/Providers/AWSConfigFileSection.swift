@@ -3,7 +3,7 @@
 ///
 /// Property names are case-insensitive: they are stored lower-cased and looked up lower-cased.
 /// Values that look secret are redacted from `description`.
-public struct AWSConfigFileSection: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct AWSConfigFileSection: AWSConfigProperties, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The word before the name in the header, such as `sso-session` or `services`.
     public let type: String
     /// The section's name, as written after its type.
@@ -21,29 +21,6 @@ public struct AWSConfigFileSection: Sendable, Hashable, CustomStringConvertible,
         self.type = type
         self.name = name
         self.properties = AWSProfile.normalisedKeys(properties)
-    }
-
-    /// The value of property `key`, matched without regard to ASCII case.
-    /// - Parameter key: The property name, such as `sso_start_url`.
-    public subscript(key: String) -> String? {
-        self.properties[AWSConfigFileParser.asciiLowercased(key)]
-    }
-
-    /// The value of sub-property `subProperty` inside property `key`.
-    /// - Parameters:
-    ///   - key: The property holding a sub-property block, such as `s3` in a `services` section.
-    ///   - subProperty: The name inside the block, such as `endpoint_url`.
-    public subscript(key: String, subProperty subProperty: String) -> String? {
-        self.subProperties(key)[AWSConfigFileParser.asciiLowercased(subProperty)]
-    }
-
-    /// The sub-properties of property `key`, keyed by lower-cased name; empty when the property is
-    /// missing or holds a plain value.
-    /// - Parameter key: The property holding the block.
-    /// - Returns: The block's `name = value` pairs.
-    public func subProperties(_ key: String) -> [String: String] {
-        guard let value = self[key] else { return [:] }
-        return AWSConfigFileParser.subProperties(of: value)
     }
 
     /// The section's type, name and properties, with secret-looking values redacted.

@@ -7,7 +7,7 @@
 ///
 /// `description` lists the properties but redacts the values of `aws_secret_access_key`,
 /// `aws_session_token` and any other name that looks secret, so a profile can be logged.
-public struct AWSProfile: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct AWSProfile: AWSConfigProperties, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The profile's name: `default`, or the `name` of `[profile name]` / `[name]`.
     public let name: String
     /// The profile's properties, keyed by lower-cased name. Sub-property blocks are kept as written
@@ -21,32 +21,6 @@ public struct AWSProfile: Sendable, Hashable, CustomStringConvertible, CustomDeb
     public init(name: String, properties: [String: String] = [:]) {
         self.name = name
         self.properties = Self.normalisedKeys(properties)
-    }
-
-    /// The value of property `key`, matched without regard to ASCII case; `nil` when absent.
-    ///
-    /// An empty value (`name =`) is returned as `""`.
-    /// - Parameter key: The property name, such as `region`.
-    public subscript(key: String) -> String? {
-        self.properties[AWSConfigFileParser.asciiLowercased(key)]
-    }
-
-    /// The value of sub-property `subProperty` inside property `key`, as in
-    /// `s3 =\n  max_concurrent_requests = 20`.
-    /// - Parameters:
-    ///   - key: The property holding a sub-property block.
-    ///   - subProperty: The name inside the block.
-    public subscript(key: String, subProperty subProperty: String) -> String? {
-        self.subProperties(key)[AWSConfigFileParser.asciiLowercased(subProperty)]
-    }
-
-    /// The sub-properties of property `key`, keyed by lower-cased name; empty when the property is
-    /// missing or holds a plain value.
-    /// - Parameter key: The property holding the block.
-    /// - Returns: The block's `name = value` pairs.
-    public func subProperties(_ key: String) -> [String: String] {
-        guard let value = self[key] else { return [:] }
-        return AWSConfigFileParser.subProperties(of: value)
     }
 
     /// The profile's name and properties, with secret values redacted.

@@ -5,13 +5,16 @@
 public struct AuthorizationRequest: Sendable {
     /// The action, such as `s3:GetObject` (matched case-insensitively).
     public var action: String {
-        didSet { self.actionKey = lowercasedASCII(self.action) }
+        didSet { self.actionKey = lowercasedASCIIString(self.action) }
     }
 
     /// The resource ARN, such as `arn:aws:s3:::bucket/alice/photo.jpg` (matched case-sensitively), or `*`
     /// for actions that take no resource.
     public var resource: String {
-        didSet { (self.resourceBytes, self.resourcePartEnds) = splitResource(self.resource) }
+        didSet {
+            self.resource.makeContiguousUTF8()
+            self.resourceParts = ResourceParts(self.resource)
+        }
     }
 
     /// The principal, time and context keys.
@@ -21,10 +24,11 @@ public struct AuthorizationRequest: Sendable {
     /// (S3 ARNs carry no account, so cross-account requests must say so here).
     public var resourceAccount: String?
 
-    private(set) var actionKey: [UInt8]
-    private(set) var resourceBytes: [UInt8]
-    /// End offsets of the resource's colon-separated parts (at most six; the last runs to the end).
-    private(set) var resourcePartEnds: [Int]
+    /// The action lowercased (ASCII only, as IAM compares actions); actions are short, so this is usually a
+    /// small string stored inline.
+    private(set) var actionKey: String
+    /// Where the resource's colon-separated parts end.
+    private(set) var resourceParts: ResourceParts
 
     /// Creates a request.
     /// - Parameters:
@@ -33,12 +37,20 @@ public struct AuthorizationRequest: Sendable {
     ///   - context: The principal, time and context keys.
     ///   - resourceAccount: The resource owner's account if it differs from the principal's.
     public init(action: String, resource: String, context: RequestContext, resourceAccount: String? = nil) {
+        var resource = resource
+        resource.makeContiguousUTF8()
         self.action = action
         self.resource = resource
         self.context = context
         self.resourceAccount = resourceAccount
-        self.actionKey = lowercasedASCII(action)
-        (self.resourceBytes, self.resourcePartEnds) = splitResource(resource)
+        self.actionKey = lowercasedASCIIString(action)
+        self.resourceParts = ResourceParts(resource)
+    }
+
+    /// Calls `body` with the resource's UTF-8 bytes (the string is kept contiguous, so this does not copy).
+    @inline(__always)
+    func withResourceBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        withUTF8Bytes(self.resource, body)
     }
 
     /// Whether the principal and the resource belong to different accounts.
@@ -59,7 +71,8 @@ extension AuthorizationRequest {
     public static func s3Object(
         _ action: String, bucket: String, key: String, context: RequestContext, partition: String = "aws"
     ) -> AuthorizationRequest {
-        AuthorizationRequest(action: "s3:\(action)", resource: "arn:\(partition):s3:::\(bucket)/\(key)", context: context)
+        AuthorizationRequest(
+            action: "s3:" + action, resource: joinedUTF8("arn:", partition, ":s3:::", bucket, "/", key), context: context)
     }
 
     /// A `ListBucket` (ListObjects) request, with the `s3:prefix`, `s3:delimiter` and `s3:max-keys` keys S3
@@ -76,11 +89,12 @@ extension AuthorizationRequest {
         bucket: String, prefix: String? = nil, delimiter: String? = nil, maxKeys: Int? = nil,
         context: RequestContext, partition: String = "aws"
     ) -> AuthorizationRequest {
-        var values: [String: ContextValue] = ["s3:prefix": ContextValue(prefix ?? "")]
-        if let delimiter { values["s3:delimiter"] = ContextValue(delimiter) }
-        if let maxKeys { values["s3:max-keys"] = ContextValue(String(maxKeys)) }
+        var context = context
+        context.setValue(ContextValue(prefix ?? ""), forKey: "s3:prefix")
+        if let delimiter { context.setValue(ContextValue(delimiter), forKey: "s3:delimiter") }
+        if let maxKeys { context.setValue(ContextValue(String(maxKeys)), forKey: "s3:max-keys") }
         return AuthorizationRequest(
-            action: "s3:ListBucket", resource: "arn:\(partition):s3:::\(bucket)", context: context.merging(values))
+            action: "s3:ListBucket", resource: joinedUTF8("arn:", partition, ":s3:::", bucket), context: context)
     }
 }
 
@@ -88,14 +102,69 @@ func lowercasedASCII(_ text: String) -> [UInt8] {
     text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
 }
 
-/// The resource as UTF-8 and the end offsets of its first six colon-separated parts.
-func splitResource(_ resource: String) -> ([UInt8], [Int]) {
-    let bytes = Array(resource.utf8)
-    var ends: [Int] = []
-    ends.reserveCapacity(6)
-    for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: ":") && ends.count < 5 {
-        ends.append(index)
+/// Calls `body` with the UTF-8 of `text`, without copying when the string is stored contiguously (native
+/// strings always are).
+@inline(__always)
+func withUTF8Bytes<Result>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+    return Array(text.utf8).withUnsafeBufferPointer(body)
+}
+
+/// `text` with ASCII letters lowercased and every other byte kept; returns `text` itself when it has no
+/// uppercase ASCII letter, and builds short results inline without allocating.
+func lowercasedASCIIString(_ text: String) -> String {
+    withUTF8Bytes(text) { bytes in
+        guard bytes.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return text }
+        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                buffer[index] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+            }
+            return bytes.count
+        }
     }
-    ends.append(bytes.count)
-    return (bytes, ends)
+}
+
+/// The concatenation of `parts`, built in one allocation.
+func joinedUTF8(_ parts: String...) -> String {
+    var count = 0
+    for part in parts { count += part.utf8.count }
+    var result = String()
+    result.reserveCapacity(count)
+    for part in parts { result.append(part) }
+    return result
+}
+
+/// The end offsets of a resource ARN's colon-separated parts: the first five colons, then the end of the
+/// string (so at most six parts, the last of which may itself contain colons). Stored inline, without an
+/// array.
+struct ResourceParts: Sendable {
+    private var storage: (Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0)
+    /// The number of parts, 1 to 6.
+    private(set) var count = 0
+
+    init(_ resource: String) {
+        let length = withUTF8Bytes(resource) { bytes in
+            var index = 0
+            while index < bytes.count, self.count < 5 {
+                if bytes[index] == UInt8(ascii: ":") { self.append(index) }
+                index += 1
+            }
+            return bytes.count
+        }
+        self.append(length)
+    }
+
+    private mutating func append(_ end: Int) {
+        let offset = self.count * MemoryLayout<Int>.stride
+        withUnsafeMutableBytes(of: &self.storage) { $0.storeBytes(of: end, toByteOffset: offset, as: Int.self) }
+        self.count += 1
+    }
+
+    /// The end offset of part `index`.
+    @inline(__always)
+    subscript(index: Int) -> Int {
+        precondition(index >= 0 && index < self.count)
+        return withUnsafeBytes(of: self.storage) { $0.load(fromByteOffset: index * MemoryLayout<Int>.stride, as: Int.self) }
+    }
 }

@@ -6,8 +6,18 @@ struct ContextKey: Sendable, Hashable {
 
     /// - Parameter name: The key as written; it is lowercased (key names are case-insensitive).
     init(_ name: String) {
-        let lowered = String(decoding: lowercasedASCII(name), as: UTF8.self)
-        self.name = lowered.utf8.contains(where: { $0 >= 0x80 }) ? lowered.lowercased() : lowered
+        var isLowercaseASCII = true
+        for byte in name.utf8 where byte >= 0x80 || (byte >= 0x41 && byte <= 0x5A) {
+            isLowercaseASCII = false
+            break
+        }
+        if isLowercaseASCII {
+            // Already in canonical form: keep the string as it is, without copying.
+            self.name = name
+        } else {
+            let lowered = lowercasedASCIIString(name)
+            self.name = lowered.utf8.contains(where: { $0 >= 0x80 }) ? lowered.lowercased() : lowered
+        }
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in self.name.utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3

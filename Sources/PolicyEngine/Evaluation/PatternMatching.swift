@@ -71,6 +71,14 @@ enum Glob {
         }
     }
 
+    /// Whether the whole pattern matches the whole UTF-8 of `subject`.
+    static func match(_ pattern: Pattern, _ subject: String, foldCase: Bool, context: RequestContext) -> Bool {
+        let matched = subject.utf8.withContiguousStorageIfAvailable {
+            match(pattern, tokens: pattern.tokens.indices, $0, from: 0, to: $0.count, foldCase: foldCase, context: context)
+        }
+        return matched ?? match(pattern, Array(subject.utf8), foldCase: foldCase, context: context)
+    }
+
     @inline(__always)
     static func nextScalar(_ subject: UnsafeBufferPointer<UInt8>, after position: Int, limit: Int) -> Int {
         var next = position + 1
@@ -171,29 +179,28 @@ final class ARNPattern: Sendable {
     /// Resource-element matching against a request's resource (parts precomputed by the request).
     func matchesResource(_ request: AuthorizationRequest) -> Bool {
         if self.matchesEverything { return true }
-        return request.resourceBytes.withUnsafeBufferPointer { subject in
-            request.resourcePartEnds.withUnsafeBufferPointer { ends in
-                if let prefix = self.literalPrefix {
-                    // The request's fifth colon must end the prefix, and the prefix must match byte for byte.
-                    guard ends.count == 6, ends[4] == prefix.count - 1,
-                          prefix.withUnsafeBufferPointer({ Glob.bytesMatch($0, subject, at: 0, limit: subject.count, foldCase: false) })
-                    else { return false }
-                    return Glob.match(
-                        self.pattern, tokens: self.segments[5], subject, from: prefix.count, to: subject.count,
-                        foldCase: false, context: request.context)
-                }
-                return self.matchSegments(0, 0, subject, ends, request.context)
+        let ends = request.resourceParts
+        return request.withResourceBytes { subject in
+            if let prefix = self.literalPrefix {
+                // The request's fifth colon must end the prefix, and the prefix must match byte for byte.
+                guard ends.count == 6, ends[4] == prefix.count - 1,
+                      prefix.withUnsafeBufferPointer({ Glob.bytesMatch($0, subject, at: 0, limit: subject.count, foldCase: false) })
+                else { return false }
+                return Glob.match(
+                    self.pattern, tokens: self.segments[5], subject, from: prefix.count, to: subject.count,
+                    foldCase: false, context: request.context)
             }
+            return self.matchSegments(0, 0, subject, ends, request.context)
         }
     }
 
     @inline(__always)
-    private func partStart(_ part: Int, _ ends: UnsafeBufferPointer<Int>) -> Int {
+    private func partStart(_ part: Int, _ ends: ResourceParts) -> Int {
         part == 0 ? 0 : ends[part - 1] + 1
     }
 
     private func matchSegments(
-        _ segment: Int, _ part: Int, _ subject: UnsafeBufferPointer<UInt8>, _ ends: UnsafeBufferPointer<Int>,
+        _ segment: Int, _ part: Int, _ subject: UnsafeBufferPointer<UInt8>, _ ends: ResourceParts,
         _ context: RequestContext
     ) -> Bool {
         let segmentCount = self.segments.count

@@ -17,6 +17,31 @@ public struct RequestContext: Sendable {
         var value: ContextValue
     }
 
+    /// A key set after the base was prepared.
+    struct OverlayEntry: Sendable {
+        var key: ContextKey
+        var entry: Entry
+    }
+
+    /// The explicit keys, the keys derived from the principal and time, and a lookup table over both,
+    /// prepared once and shared by every copy of the context.
+    final class Base: Sendable {
+        let explicit: [ContextKey: Entry]
+        /// Explicit keys plus the keys derived from the principal and time.
+        let merged: [ContextKey: Entry]
+        /// The values alone, for lookups during evaluation.
+        let lookup: ContextTable
+
+        init(explicit: [ContextKey: Entry], merged: [ContextKey: Entry]) {
+            self.explicit = explicit
+            self.merged = merged
+            self.lookup = ContextTable(merged.mapValues(\.value))
+        }
+    }
+
+    /// At most this many keys are layered over the base before they are folded into a new base.
+    static let overlayLimit = 8
+
     /// Whether there is no principal (an anonymous request); kept as a flag for the hot path.
     private(set) var isAnonymous = true
 
@@ -30,11 +55,10 @@ public struct RequestContext: Sendable {
         didSet { self.rebuild() }
     }
 
-    private var explicit: [ContextKey: Entry] = [:]
-    /// Explicit keys plus the keys derived from the principal and time.
-    private var merged: [ContextKey: Entry] = [:]
-    /// The values alone, for lookups during evaluation.
-    private var lookup = ContextTable()
+    private var base: Base
+    /// Keys set on top of the base (per-request keys such as `s3:prefix`), which win over the base's values.
+    /// Setting them does not touch the base, so adding a few keys to a prepared session context is cheap.
+    private var overlay: [OverlayEntry] = []
 
     /// Creates a context.
     /// - Parameters:
@@ -42,56 +66,113 @@ public struct RequestContext: Sendable {
     ///   - time: The time of the request.
     ///   - values: Context keys and their values.
     public init(principal: RequestPrincipal? = nil, time: Timestamp? = nil, values: [String: ContextValue] = [:]) {
+        var explicit: [ContextKey: Entry] = [:]
+        explicit.reserveCapacity(values.count)
+        for (key, value) in values {
+            explicit[ContextKey(key)] = Entry(name: key, value: value)
+        }
         self.principal = principal
         self.time = time
-        for (key, value) in values {
-            self.explicit[ContextKey(key)] = Entry(name: key, value: value)
-        }
-        self.rebuild()
+        self.base = Self.makeBase(principal: principal, time: time, explicit: explicit)
+        self.isAnonymous = principal == nil
     }
 
     /// The value of a context key, looked up case-insensitively; assigning `nil` removes an explicit value.
     public subscript(key: String) -> ContextValue? {
-        get { self.lookup.value(for: ContextKey(key)) }
+        get { self.value(for: ContextKey(key)) }
         set {
             let lowered = ContextKey(key)
             if let newValue {
-                self.explicit[lowered] = Entry(name: key, value: newValue)
+                self.layer(lowered, Entry(name: key, value: newValue))
             } else {
-                self.explicit[lowered] = nil
+                var explicit = self.explicitEntries
+                explicit[lowered] = nil
+                self.overlay = []
+                self.base = Self.makeBase(principal: self.principal, time: self.time, explicit: explicit)
             }
-            self.rebuild()
         }
     }
 
     /// Every key present, as written when set, sorted case-insensitively.
     public var keys: [String] {
-        self.merged.values.map(\.name).sorted { $0.lowercased() < $1.lowercased() }
+        self.mergedEntries.values.map(\.name).sorted { $0.lowercased() < $1.lowercased() }
     }
 
     /// Every key and value present, sorted by key.
     public var entries: [(key: String, value: ContextValue)] {
-        self.merged.values.sorted { $0.name.lowercased() < $1.name.lowercased() }.map { ($0.name, $0.value) }
+        self.mergedEntries.values.sorted { $0.name.lowercased() < $1.name.lowercased() }.map { ($0.name, $0.value) }
     }
 
     /// A copy with more keys set (replacing existing values of the same keys).
+    ///
+    /// The copy shares this context's prepared keys and layers the new ones over them, so adding a
+    /// request's own keys (`s3:prefix`, `s3:delimiter`) to a session's context costs little.
     /// - Parameter values: The keys to set.
     /// - Returns: The new context.
     public func merging(_ values: [String: ContextValue]) -> RequestContext {
         var copy = self
         for (key, value) in values {
-            copy.explicit[ContextKey(key)] = Entry(name: key, value: value)
+            copy.layer(ContextKey(key), Entry(name: key, value: value))
         }
-        copy.rebuild()
         return copy
+    }
+
+    /// Sets one key over the base, as `merging` does, without building a dictionary.
+    mutating func setValue(_ value: ContextValue, forKey name: String) {
+        self.layer(ContextKey(name), Entry(name: name, value: value))
     }
 
     @inline(__always)
     func value(for key: ContextKey) -> ContextValue? {
-        self.lookup.value(for: key)
+        if !self.overlay.isEmpty, let value = self.overlayValue(for: key) { return value }
+        return self.base.lookup.value(for: key)
+    }
+
+    private func overlayValue(for key: ContextKey) -> ContextValue? {
+        for item in self.overlay where item.key == key {
+            return item.entry.value
+        }
+        return nil
+    }
+
+    private mutating func layer(_ key: ContextKey, _ entry: Entry) {
+        if let index = self.overlay.firstIndex(where: { $0.key == key }) {
+            self.overlay[index].entry = entry
+            return
+        }
+        if self.overlay.count < Self.overlayLimit {
+            if self.overlay.isEmpty { self.overlay.reserveCapacity(4) }
+            self.overlay.append(OverlayEntry(key: key, entry: entry))
+            return
+        }
+        var explicit = self.explicitEntries
+        explicit[key] = entry
+        self.overlay = []
+        self.base = Self.makeBase(principal: self.principal, time: self.time, explicit: explicit)
+    }
+
+    /// The explicit keys of the base with the overlay applied.
+    private var explicitEntries: [ContextKey: Entry] {
+        var explicit = self.base.explicit
+        for item in self.overlay { explicit[item.key] = item.entry }
+        return explicit
+    }
+
+    /// Every key present (explicit, derived and layered).
+    private var mergedEntries: [ContextKey: Entry] {
+        var merged = self.base.merged
+        for item in self.overlay { merged[item.key] = item.entry }
+        return merged
     }
 
     private mutating func rebuild() {
+        let explicit = self.explicitEntries
+        self.overlay = []
+        self.base = Self.makeBase(principal: self.principal, time: self.time, explicit: explicit)
+        self.isAnonymous = self.principal == nil
+    }
+
+    private static func makeBase(principal: RequestPrincipal?, time: Timestamp?, explicit: [ContextKey: Entry]) -> Base {
         var merged: [ContextKey: Entry] = [:]
         func derive(_ name: String, _ value: ContextValue) {
             merged[ContextKey(name)] = Entry(name: name, value: value)
@@ -126,11 +207,9 @@ public struct RequestContext: Sendable {
         } else {
             derive("aws:PrincipalType", ContextValue("Anonymous"))
         }
-        for (key, entry) in self.explicit {
+        for (key, entry) in explicit {
             merged[key] = entry
         }
-        self.merged = merged
-        self.lookup = ContextTable(merged.mapValues(\.value))
-        self.isAnonymous = self.principal == nil
+        return Base(explicit: explicit, merged: merged)
     }
 }

@@ -90,9 +90,9 @@ extension AuthorizationRequest {
         context: RequestContext, partition: String = "aws"
     ) -> AuthorizationRequest {
         var context = context
-        context.setValue(ContextValue(prefix ?? ""), forKey: "s3:prefix")
-        if let delimiter { context.setValue(ContextValue(delimiter), forKey: "s3:delimiter") }
-        if let maxKeys { context.setValue(ContextValue(String(maxKeys)), forKey: "s3:max-keys") }
+        context.setValue(ContextValue(prefix ?? ""), forKey: .s3Prefix, name: "s3:prefix")
+        if let delimiter { context.setValue(ContextValue(delimiter), forKey: .s3Delimiter, name: "s3:delimiter") }
+        if let maxKeys { context.setValue(ContextValue(String(maxKeys)), forKey: .s3MaxKeys, name: "s3:max-keys") }
         return AuthorizationRequest(
             action: "s3:ListBucket", resource: joinedUTF8("arn:", partition, ":s3:::", bucket), context: context)
     }
@@ -125,14 +125,21 @@ func lowercasedASCIIString(_ text: String) -> String {
     }
 }
 
-/// The concatenation of `parts`, built in one allocation.
+/// The concatenation of `parts`, built in one allocation of the exact size.
 func joinedUTF8(_ parts: String...) -> String {
     var count = 0
     for part in parts { count += part.utf8.count }
-    var result = String()
-    result.reserveCapacity(count)
-    for part in parts { result.append(part) }
-    return result
+    return String(unsafeUninitializedCapacity: count) { buffer in
+        var offset = 0
+        for part in parts {
+            withUTF8Bytes(part) { bytes in
+                guard let source = bytes.baseAddress, let target = buffer.baseAddress else { return }
+                (target + offset).update(from: source, count: bytes.count)
+                offset += bytes.count
+            }
+        }
+        return offset
+    }
 }
 
 /// The end offsets of a resource ARN's colon-separated parts: the first five colons, then the end of the

@@ -6,10 +6,8 @@ struct ContextKey: Sendable, Hashable {
 
     /// - Parameter name: The key as written; it is lowercased (key names are case-insensitive).
     init(_ name: String) {
-        var isLowercaseASCII = true
-        for byte in name.utf8 where byte >= 0x80 || (byte >= 0x41 && byte <= 0x5A) {
-            isLowercaseASCII = false
-            break
+        let isLowercaseASCII = withUTF8Bytes(name) { bytes in
+            !bytes.contains { $0 >= 0x80 || ($0 >= 0x41 && $0 <= 0x5A) }
         }
         if isLowercaseASCII {
             // Already in canonical form: keep the string as it is, without copying.
@@ -18,12 +16,20 @@ struct ContextKey: Sendable, Hashable {
             let lowered = lowercasedASCIIString(name)
             self.name = lowered.utf8.contains(where: { $0 >= 0x80 }) ? lowered.lowercased() : lowered
         }
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in self.name.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        let hash = withUTF8Bytes(self.name) { bytes in
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+            for byte in bytes {
+                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+            }
+            return hash
         }
         self.hashValueCache = Int(truncatingIfNeeded: hash)
     }
+
+    /// Keys S3 adds to a `ListBucket` request's context, prepared once.
+    static let s3Prefix = ContextKey("s3:prefix")
+    static let s3Delimiter = ContextKey("s3:delimiter")
+    static let s3MaxKeys = ContextKey("s3:max-keys")
 
     static func == (lhs: ContextKey, rhs: ContextKey) -> Bool {
         lhs.hashValueCache == rhs.hashValueCache && lhs.name == rhs.name

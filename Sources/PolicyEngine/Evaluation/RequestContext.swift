@@ -26,13 +26,17 @@ public struct RequestContext: Sendable {
     /// The explicit keys, the keys derived from the principal and time, and a lookup table over both,
     /// prepared once and shared by every copy of the context.
     final class Base: Sendable {
+        let principal: RequestPrincipal?
+        let time: Timestamp?
         let explicit: [ContextKey: Entry]
         /// Explicit keys plus the keys derived from the principal and time.
         let merged: [ContextKey: Entry]
         /// The values alone, for lookups during evaluation.
         let lookup: ContextTable
 
-        init(explicit: [ContextKey: Entry], merged: [ContextKey: Entry]) {
+        init(principal: RequestPrincipal?, time: Timestamp?, explicit: [ContextKey: Entry], merged: [ContextKey: Entry]) {
+            self.principal = principal
+            self.time = time
             self.explicit = explicit
             self.merged = merged
             self.lookup = ContextTable(merged.mapValues(\.value))
@@ -47,14 +51,17 @@ public struct RequestContext: Sendable {
 
     /// The caller, or `nil` for an anonymous request.
     public var principal: RequestPrincipal? {
-        didSet { self.rebuild() }
+        get { self.base.principal }
+        set { self.rebuild(principal: newValue, time: self.time) }
     }
 
     /// The time of the request; policies read it through `aws:CurrentTime` and `aws:EpochTime`.
     public var time: Timestamp? {
-        didSet { self.rebuild() }
+        get { self.base.time }
+        set { self.rebuild(principal: self.principal, time: newValue) }
     }
 
+    /// The principal, time and prepared keys; copying a context only retains this.
     private var base: Base
     /// Keys set on top of the base (per-request keys such as `s3:prefix`), which win over the base's values.
     /// Setting them does not touch the base, so adding a few keys to a prepared session context is cheap.
@@ -71,8 +78,6 @@ public struct RequestContext: Sendable {
         for (key, value) in values {
             explicit[ContextKey(key)] = Entry(name: key, value: value)
         }
-        self.principal = principal
-        self.time = time
         self.base = Self.makeBase(principal: principal, time: time, explicit: explicit)
         self.isAnonymous = principal == nil
     }
@@ -118,8 +123,8 @@ public struct RequestContext: Sendable {
     }
 
     /// Sets one key over the base, as `merging` does, without building a dictionary.
-    mutating func setValue(_ value: ContextValue, forKey name: String) {
-        self.layer(ContextKey(name), Entry(name: name, value: value))
+    mutating func setValue(_ value: ContextValue, forKey key: ContextKey, name: String) {
+        self.layer(key, Entry(name: name, value: value))
     }
 
     @inline(__always)
@@ -165,11 +170,11 @@ public struct RequestContext: Sendable {
         return merged
     }
 
-    private mutating func rebuild() {
+    private mutating func rebuild(principal: RequestPrincipal?, time: Timestamp?) {
         let explicit = self.explicitEntries
         self.overlay = []
-        self.base = Self.makeBase(principal: self.principal, time: self.time, explicit: explicit)
-        self.isAnonymous = self.principal == nil
+        self.base = Self.makeBase(principal: principal, time: time, explicit: explicit)
+        self.isAnonymous = principal == nil
     }
 
     private static func makeBase(principal: RequestPrincipal?, time: Timestamp?, explicit: [ContextKey: Entry]) -> Base {
@@ -210,6 +215,6 @@ public struct RequestContext: Sendable {
         for (key, entry) in explicit {
             merged[key] = entry
         }
-        return Base(explicit: explicit, merged: merged)
+        return Base(principal: principal, time: time, explicit: explicit, merged: merged)
     }
 }

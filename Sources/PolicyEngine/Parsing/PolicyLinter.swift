@@ -47,7 +47,8 @@ struct PolicyLinter {
     }
 
     mutating func run() {
-        if self.version == nil {
+        // A Version that is present but invalid is an error already, not a missing Version.
+        if self.version == nil, self.parser.offsets["Version"] == nil {
             self.warn(
                 "", "no Version element: the policy uses the 2008-10-17 language, where policy variables are literal text",
                 hint: "add \"Version\": \"2012-10-17\"")

@@ -23,7 +23,9 @@ struct PolicyParser {
             return (nil, parser.diagnostics, true)
         }
         let parsed = parser.parseDocument(root)
-        guard parser.errorCount == 0, let parsed else { return (nil, parser.sorted(), false) }
+        guard let parsed else { return (nil, parser.sorted(), false) }
+        // Lint whatever parsed, even when there are errors, so a broken policy's warnings are reported with its
+        // errors instead of only after the errors are fixed.
         var linter = PolicyLinter(parser: parser, version: parsed.version, statements: parsed.statements, paths: parsed.paths)
         linter.run()
         parser = linter.parser
@@ -98,7 +100,7 @@ struct PolicyParser {
         var id: String?
         var statements: [Statement]
         var compiled: [CompiledStatement]
-        /// The JSON path of each statement.
+        /// The JSON path of each statement in `statements` (statements with errors are left out of both).
         var paths: [String]
     }
 
@@ -151,8 +153,8 @@ struct PolicyParser {
         var paths: [String] = []
         switch statementNode.kind {
         case .object:
-            paths = ["Statement"]
             if let (statement, compiledStatement) = self.parseStatement(statementNode, path: "Statement", index: 0) {
+                paths.append("Statement")
                 statements.append(statement)
                 compiled.append(compiledStatement)
             }
@@ -162,12 +164,12 @@ struct PolicyParser {
             }
             for (index, element) in elements.enumerated() {
                 let path = Self.element("Statement", index)
-                paths.append(path)
                 guard case .object = element.kind else {
                     self.error(path, element.offset, "a statement must be an object, not \(element.typeName)")
                     continue
                 }
                 if let (statement, compiledStatement) = self.parseStatement(element, path: path, index: index) {
+                    paths.append(path)
                     statements.append(statement)
                     compiled.append(compiledStatement)
                 }

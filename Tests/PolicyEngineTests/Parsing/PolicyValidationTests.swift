@@ -251,4 +251,49 @@ struct PolicyValidationTests {
         #expect(policy.warnings[0].severity == .warning)
         #expect(policy.warnings[0].line == 1)
     }
+
+    @Test func warningsAreReportedAlongsideErrors() throws {
+        // No Version (a warning), a statement with an error, and a valid statement with a risky construct.
+        let json = """
+            {"Statement": [
+              {"Effect": "Alow", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::b/*"},
+              {"Effect": "Allow", "NotAction": "iam:*", "Resource": "arn:aws:s3:::b/*"}
+            ]}
+            """
+        let validation = Policy.validate(json, kind: .identity)
+        #expect(validation.policy == nil)
+        #expect(validation.errors.map(\.path) == ["Statement[0].Effect"])
+        #expect(validation.warnings.map(\.path) == ["", "Statement[1].NotAction"])
+        #expect(validation.warnings.first?.message.hasPrefix("no Version element") == true)
+        #expect(validation.warnings.last?.message == "NotAction with Allow grants every action not listed, including actions added later")
+        // Errors still come first.
+        #expect(validation.diagnostics.map(\.severity) == [.error, .warning, .warning])
+        do {
+            _ = try Policy.parse(json, kind: .identity)
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.reason == "the policy has 1 error")
+            #expect(error.diagnostics.filter { $0.severity == .warning }.count == 2)
+        }
+    }
+
+    @Test func aStatementWithErrorsIsNotLintedUnderAnotherStatementsPath() {
+        // The first statement fails; the second's warning must name Statement[1], not Statement[0].
+        let json = """
+            {"Version": "2012-10-17", "Statement": [
+              7,
+              {"Effect": "Allow", "NotResource": "arn:aws:s3:::b/*", "Action": "s3:GetObject"}
+            ]}
+            """
+        let validation = Policy.validate(json, kind: .identity)
+        #expect(validation.errors.map(\.path) == ["Statement[0]"])
+        #expect(validation.warnings.map(\.path) == ["Statement[1].NotResource"])
+    }
+
+    @Test func anInvalidVersionIsAnErrorNotAMissingVersion() {
+        let json = #"{"Version": "2020-01-01", "Statement": {"Effect": "Allow", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::b/*"}}"#
+        let validation = Policy.validate(json, kind: .identity)
+        #expect(validation.errors.map(\.path) == ["Version"])
+        #expect(validation.warnings.isEmpty, "\(validation.warnings)")
+    }
 }

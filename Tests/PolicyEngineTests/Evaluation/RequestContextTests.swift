@@ -44,4 +44,108 @@ struct RequestContextTests {
         #expect(!AuthorizationRequest(action: "s3:GetObject", resource: "*", context: context, resourceAccount: "111122223333").isCrossAccount)
         #expect(AuthorizationRequest(action: "s3:GetObject", resource: "*", context: context, resourceAccount: "444455556666").isCrossAccount)
     }
+
+    @Test func mergedKeysLayerOverTheSessionWithoutChangingIt() throws {
+        let session = RequestContext(
+            principal: TestSupport.user, time: TestSupport.time,
+            values: ["aws:SourceIp": "203.0.113.7", "aws:PrincipalType": "Custom"])
+        let merged = session.merging(["S3:Prefix": "alice/", "aws:SourceIp": "198.51.100.1", "aws:CurrentTime": "2000-01-01T00:00:00Z"])
+        #expect(merged["s3:prefix"] == "alice/")
+        #expect(merged["aws:sourceip"] == "198.51.100.1")
+        // A layered key wins over a derived one, and untouched keys still come from the session.
+        #expect(merged["aws:CurrentTime"] == "2000-01-01T00:00:00Z")
+        #expect(merged["aws:EpochTime"] == "1714564800")
+        #expect(merged["aws:PrincipalType"] == "Custom")
+        #expect(merged.keys.contains("S3:Prefix"))
+        #expect(merged.entries.first { $0.key == "aws:SourceIp" }?.value == "198.51.100.1")
+        #expect(session["s3:prefix"] == nil)
+        #expect(session["aws:SourceIp"] == "203.0.113.7")
+        #expect(session["aws:CurrentTime"] == "2024-05-01T12:00:00Z")
+    }
+
+    @Test func removingALayeredKeyRevealsWhatItHid() throws {
+        var context = RequestContext(principal: TestSupport.user, time: TestSupport.time, values: ["aws:SourceIp": "203.0.113.7"])
+        context["aws:SourceIp"] = "198.51.100.1"
+        context["aws:CurrentTime"] = "2000-01-01T00:00:00Z"
+        context["aws:SourceIp"] = nil
+        #expect(context["aws:SourceIp"] == nil)
+        context["aws:CurrentTime"] = nil
+        #expect(context["aws:CurrentTime"] == "2024-05-01T12:00:00Z")
+    }
+
+    @Test func layeredKeysSurviveAChangeOfPrincipalOrTime() throws {
+        var context = RequestContext(principal: nil, values: ["a:b": "base"]).merging(["s3:prefix": "x/"])
+        #expect(context["aws:PrincipalType"] == "Anonymous")
+        context.principal = TestSupport.user
+        context.time = Timestamp(secondsSince1970: 1)
+        #expect(context["s3:prefix"] == "x/")
+        #expect(context["a:b"] == "base")
+        #expect(context["aws:PrincipalType"] == "User")
+        #expect(context["aws:EpochTime"] == "1")
+        #expect(context.principal?.arn == TestSupport.user.arn)
+    }
+
+    @Test func manyLayeredKeysAreFoldedWithoutLosingAny() {
+        var context = RequestContext(values: ["svc:key-0": "base"])
+        for index in 0..<(3 * RequestContext.overlayLimit) {
+            context["svc:key-\(index)"] = ContextValue("v\(index)")
+            context["SVC:KEY-\(index / 2)"] = ContextValue("w\(index)")
+        }
+        for index in 0..<(3 * RequestContext.overlayLimit) {
+            let expected = index * 2 + 1 < 3 * RequestContext.overlayLimit ? "w\(index * 2 + 1)" : "v\(index)"
+            #expect(context["svc:key-\(index)"] == ContextValue(expected))
+        }
+        #expect(context.keys.count == 3 * RequestContext.overlayLimit + 1)  // plus aws:PrincipalType
+    }
+
+    @Test func listBucketAddsItsKeysToACopyOfTheContext() throws {
+        let session = RequestContext(principal: TestSupport.user, time: TestSupport.time, values: ["s3:prefix": "old/"])
+        let request = AuthorizationRequest.s3ListBucket(bucket: "b", prefix: "alice/", delimiter: "/", maxKeys: 10, context: session)
+        #expect(request.resource == "arn:aws:s3:::b")
+        #expect(request.context["s3:prefix"] == "alice/")
+        #expect(request.context["s3:delimiter"] == "/")
+        #expect(request.context["s3:max-keys"] == "10")
+        #expect(session["s3:prefix"] == "old/")
+        #expect(session["s3:delimiter"] == nil)
+        let root = AuthorizationRequest.s3ListBucket(bucket: "b", context: session, partition: "aws-cn")
+        #expect(root.resource == "arn:aws-cn:s3:::b")
+        #expect(root.context["s3:prefix"] == "")
+        #expect(root.context["s3:delimiter"] == nil)
+    }
+
+    @Test(arguments: [
+        ("s3:GetObject", "s3:getobject"),
+        ("s3:getobject", "s3:getobject"),
+        ("S3:GETOBJECT", "s3:getobject"),
+        ("execute-api:InvokeSomethingWithAVeryLongName", "execute-api:invokesomethingwithaverylongname"),
+        ("s3:Gét", "s3:gét"),
+    ])
+    func actionKeysAreLowercasedASCII(action: String, key: String) {
+        var request = AuthorizationRequest(action: "x:Y", resource: "*", context: RequestContext())
+        request.action = action
+        #expect(request.actionKey == key)
+        #expect(AuthorizationRequest(action: action, resource: "*", context: RequestContext()).actionKey == key)
+    }
+
+    @Test(arguments: [
+        ("*", [1]),
+        ("", [0]),
+        ("arn:aws:s3:::b/k", [3, 7, 10, 11, 12, 16]),
+        ("arn:aws:logs:us-east-1:111122223333:log-group:name:*", [3, 7, 12, 22, 35, 52]),
+        ("a:b", [1, 3]),
+    ])
+    func resourcePartsEndAtTheFirstFiveColons(resource: String, ends: [Int]) {
+        let parts = ResourceParts(resource)
+        #expect((0..<parts.count).map { parts[$0] } == ends)
+    }
+
+    @Test func objectRequestsJoinBucketAndKey() {
+        var request = AuthorizationRequest.s3Object("PutObject", bucket: "b", key: "alice/é.jpg", context: RequestContext(), partition: "aws-us-gov")
+        #expect(request.action == "s3:PutObject")
+        #expect(request.resource == "arn:aws-us-gov:s3:::b/alice/é.jpg")
+        #expect(request.withResourceBytes { Array($0) } == Array("arn:aws-us-gov:s3:::b/alice/é.jpg".utf8))
+        request.resource = "arn:aws:s3:::other/x"
+        #expect(request.resourceParts[4] == 12)
+        #expect(request.withResourceBytes { Array($0) } == Array("arn:aws:s3:::other/x".utf8))
+    }
 }

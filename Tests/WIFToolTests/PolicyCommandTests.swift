@@ -35,7 +35,7 @@ import Testing
           "Action": "sts:AssumeRoleWithWebIdentity", "Condition": {"StringEquals": {"graph.facebook.com:app_id": "app-1"}}}}
         """
 
-    /// Two errors, on lines 3 and 4 (warnings are only reported for policies without errors).
+    /// Two errors, on lines 3 and 4, and one warning (no Version), reported together.
     static let badPolicy = """
         {
           "Statement": [
@@ -89,12 +89,13 @@ import Testing
         let result = try self.run(["policy", "validate", bad, good])
         #expect(result.status == 1)
         let lines = self.lines(result.stdout)
-        #expect(lines.count == 4, "\(lines)")
+        #expect(lines.count == 5, "\(lines)")
         #expect(lines[0].hasPrefix("\(bad):3:16: error: Statement[0].Effect: Effect must be \"Allow\" or \"Deny\""))
         #expect(lines[0].hasSuffix("(did you mean 'Allow'?)"))
         #expect(lines[1] == "\(bad):4:20: error: Statement[0].Condition.StringLikes: unknown condition operator (did you mean 'StringLike'?)")
-        #expect(lines[2] == "\(bad): invalid identity policy, 2 errors, 0 warnings")
-        #expect(lines[3] == "\(good): valid identity policy")
+        #expect(lines[2].hasPrefix("\(bad): warning: no Version element"))
+        #expect(lines[3] == "\(bad): invalid identity policy, 2 errors, 1 warning")
+        #expect(lines[4] == "\(good): valid identity policy")
         #expect(result.stderr.isEmpty)
     }
 
@@ -162,7 +163,7 @@ import Testing
         #expect(result.status == 1)
         let report = try self.json(result.stdout)
         #expect(report["errors"] as? Int == 2)
-        #expect(report["warnings"] as? Int == 0)
+        #expect(report["warnings"] as? Int == 1)
         let files = try #require(report["files"] as? [[String: Any]])
         #expect(files.map { $0["file"] as? String } == [bad, good])
         #expect(files.map { $0["valid"] as? Bool } == [false, true])

@@ -296,23 +296,7 @@ struct PolicyJSONObject {
     var text: String { "{" + self.members.joined(separator: ",") + "}" }
 
     /// A JSON string literal.
-    static func quote(_ text: String) -> String {
-        var output = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        return output + "\""
-    }
+    static func quote(_ text: String) -> String { JSONWriter.quoted(text) }
 
     /// A JSON array of already-encoded values.
     static func array(_ elements: [String]) -> String { "[" + elements.joined(separator: ",") + "]" }

@@ -1,5 +1,5 @@
 /// Writes JSON text without Foundation, for policies and explanations.
-struct JSONWriter {
+package struct JSONWriter {
     private(set) var output = ""
     private let pretty: Bool
     private var depth = 0
@@ -95,7 +95,8 @@ struct JSONWriter {
         self.output += bracket
     }
 
-    static func quoted(_ text: String) -> String {
+    /// `text` as a JSON string literal, quotes included; shared with the command-line tool.
+    package static func quoted(_ text: String) -> String {
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

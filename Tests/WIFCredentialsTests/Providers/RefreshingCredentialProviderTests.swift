@@ -335,7 +335,7 @@ import Testing
     @Test func closureSourceIsCalledOncePerRefreshWithTheCallersLogger() async throws {
         let clock = ManualTimeSource()
         let calls = Mutex(0)
-        let recorder = RefreshLogRecorder()
+        let recorder = TestLogRecorder()
         let provider = RefreshingCredentialProvider(timeSource: clock.timeSource) { logger in
             logger.debug("fetching from the closure")
             let number = calls.withLock { count -> Int in
@@ -349,7 +349,7 @@ import Testing
         clock.advance(by: .seconds(301)) // 10-minute credentials: 5-minute advisory window
         #expect(try await provider.getCredentials().accessKeyId == "ASIACLOSURE2")
         #expect(calls.withLock { $0 } == 2)
-        #expect(recorder.entries.contains { $0.message == "fetching from the closure" })
+        #expect(recorder.records.contains { $0.message == "fetching from the closure" })
         #expect(provider.description == "RefreshingCredentialProvider(source: closure)")
     }
 
@@ -401,7 +401,7 @@ import Testing
     // MARK: Logging and descriptions
 
     @Test func logsUseDottedKeysAtDebugOrInfoAndNeverSecrets() async throws {
-        let recorder = RefreshLogRecorder()
+        let recorder = TestLogRecorder()
         let fixture = try await Fixture(seed: false)
         _ = try await fixture.provider.getCredentials(logger: recorder.logger)
         fixture.moveTo(secondsLeft: 30)
@@ -417,7 +417,7 @@ import Testing
         _ = try? await fixture.provider.getCredentials(logger: recorder.logger) // cached error
         await fixture.provider.cache.invalidate(accessKeyId: "ASIASOURCE1", logger: recorder.logger)
 
-        let entries = recorder.entries
+        let entries = recorder.records
         let outcomes = Set(entries.compactMap { $0.metadata["wif.credentials.refresh"].map { "\($0)" } })
         #expect(outcomes.isSuperset(of: ["initial", "refreshed", "mandatory", "failed_using_cached", "backoff", "failed_non_recoverable", "cached_error", "invalidate"]))
         for entry in entries {
@@ -542,45 +542,5 @@ final class ControlledCredentialSource: CredentialProvider {
 
     func invalidate(accessKeyId: String) async {
         self.state.withLock { $0.invalidated.append(accessKeyId) }
-    }
-}
-
-/// Collects log entries in memory.
-final class RefreshLogRecorder: Sendable {
-    struct Entry: Sendable {
-        var level: Logger.Level
-        var message: String
-        var metadata: Logger.Metadata
-    }
-
-    private let storage = Mutex<[Entry]>([])
-
-    var entries: [Entry] { self.storage.withLock { $0 } }
-
-    var logger: Logger {
-        var logger = Logger(label: "test.refresh", factory: { _ in Handler(recorder: self) })
-        logger.logLevel = .trace
-        return logger
-    }
-
-    fileprivate func append(_ entry: Entry) {
-        self.storage.withLock { $0.append(entry) }
-    }
-
-    private struct Handler: LogHandler {
-        let recorder: RefreshLogRecorder
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { self.metadata[key] }
-            set { self.metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            var metadata = self.metadata
-            metadata.merge(event.metadata ?? [:]) { $1 }
-            self.recorder.append(Entry(level: event.level, message: "\(event.message)", metadata: metadata))
-        }
     }
 }

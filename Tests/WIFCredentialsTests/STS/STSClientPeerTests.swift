@@ -45,7 +45,7 @@ import Darwin
                 policyArns: ["arn:aws:iam::aws:policy/AmazonS3ReadOnlyAccess"]
             )
             let token = Self.jwtShapedToken(subject: "alice")
-            let recorder = STSTestLogRecorder()
+            let recorder = TestLogRecorder()
             let before = Date()
             let result = try await client.assumeRoleWithWebIdentity(request, tokenSource: .string(token), logger: recorder.logger)
 
@@ -70,7 +70,7 @@ import Darwin
             #expect(!result.description.contains(credentials.secretAccessKey))
             #expect(!recorder.text.contains(token))
             #expect(!recorder.text.contains(credentials.secretAccessKey))
-            #expect(recorder.all.contains { $0.metadata["wif.sts.request_id"] == result.requestId })
+            #expect(recorder.records.contains { $0.metadata["wif.sts.request_id"] == result.requestId })
 
             // The environment's endpoint reaches the same server; every call yields new keys.
             let viaEnvironment = try STSClient(

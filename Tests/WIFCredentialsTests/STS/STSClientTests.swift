@@ -355,7 +355,7 @@ import Testing
     // MARK: - Logging
 
     @Test func logsRequestIdsAndCodesButNoSecrets() async throws {
-        let recorder = STSTestLogRecorder()
+        let recorder = TestLogRecorder()
         let transport = STSTestTransport([
             .response(STSFixtures.errorResponse(code: "IDPCommunicationError", status: 400)),
             .response(STSFixtures.errorResponse(code: "InvalidIdentityToken")),
@@ -367,7 +367,7 @@ import Testing
             tokenSource: STSTestTokenSource(Self.token, "second-secret-token"),
             logger: recorder.logger
         )
-        let records = recorder.all
+        let records = recorder.records
         #expect(records.allSatisfy { $0.level <= .info })
         #expect(records.contains { $0.metadata["wif.sts.error_code"] == "IDPCommunicationError" && $0.metadata["wif.sts.retry_delay"] != nil })
         #expect(records.contains { $0.metadata["wif.sts.error_code"] == "InvalidIdentityToken" && $0.metadata["wif.sts.request_id"] == "req-InvalidIdentityToken" })

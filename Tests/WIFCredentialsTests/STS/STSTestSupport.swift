@@ -127,58 +127,6 @@ final class STSTestTokenSource: WebIdentityTokenSource {
     }
 }
 
-/// Collects log records in memory.
-final class STSTestLogRecorder: Sendable {
-    struct Record: Sendable {
-        var level: Logger.Level
-        var message: String
-        var metadata: [String: String]
-    }
-
-    private let records = Mutex<[Record]>([])
-
-    var all: [Record] { self.records.withLock { $0 } }
-
-    var logger: Logger {
-        var logger = Logger(label: "test.sts", factory: { _ in Handler(recorder: self) })
-        logger.logLevel = .trace
-        return logger
-    }
-
-    /// Every message and metadata value, for checking that nothing secret was logged.
-    var text: String {
-        self.all.map { record in
-            ([record.message] + record.metadata.map { "\($0.key)=\($0.value)" }).joined(separator: " ")
-        }.joined(separator: "\n")
-    }
-
-    fileprivate func append(_ record: Record) {
-        self.records.withLock { $0.append(record) }
-    }
-
-    private struct Handler: LogHandler {
-        let recorder: STSTestLogRecorder
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { self.metadata[key] }
-            set { self.metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            var merged = self.metadata
-            merged.merge(event.metadata ?? [:]) { $1 }
-            self.recorder.append(
-                Record(
-                    level: event.level,
-                    message: "\(event.message)",
-                    metadata: merged.mapValues { "\($0)" }
-                )
-            )
-        }
-    }
-}
 
 enum STSFixtures {
     static func data(_ name: String) throws -> [UInt8] {

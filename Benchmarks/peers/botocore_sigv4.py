@@ -10,6 +10,7 @@ import time
 import botocore.auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
+from peer_timing import rate
 
 CREDENTIALS = Credentials(
     "ASIAQEXAMPLEEXAMPLE1",
@@ -44,20 +45,6 @@ def sts_form():
     )
     botocore.auth.SigV4Auth(CREDENTIALS, "sts", "us-east-1").add_auth(request)
     return request
-
-
-def rate(function, seconds):
-    function()  # warm up
-    count = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        for _ in range(200):
-            function()
-        count += 200
-        now = time.perf_counter()
-        if now >= deadline:
-            return count / (now - start)
 
 
 def main():

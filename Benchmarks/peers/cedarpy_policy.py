@@ -15,6 +15,7 @@ import sys
 import time
 
 import cedarpy
+from peer_timing import rate
 
 POLICIES = """
 permit (
@@ -66,20 +67,6 @@ def list_request(bucket, prefix):
 def decide(policy_set, build, *arguments):
     request, entities = build(*arguments)
     return cedarpy.is_authorized(request, policy_set, entities).decision
-
-
-def rate(function, seconds):
-    function()  # warm up
-    count = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        for _ in range(200):
-            function()
-        count += 200
-        now = time.perf_counter()
-        if now >= deadline:
-            return count / (now - start)
 
 
 def main():

@@ -5,7 +5,6 @@ Output: one JSON object {"S3 GetObject header signing": ops_per_second, ...} on 
 """
 import json
 import sys
-import time
 
 import botocore.auth
 from botocore.awsrequest import AWSRequest

@@ -12,7 +12,6 @@ is part of every measured decision, as building the request is on the Swift side
 """
 import json
 import sys
-import time
 
 import cedarpy
 from peer_timing import rate

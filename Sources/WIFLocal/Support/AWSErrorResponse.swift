@@ -1,0 +1,143 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// An error answer in AWS's shape: a code such as `AccessDenied` or `InvalidIdentityToken`, a message, and an
+/// HTTP status. STS writes it as an `ErrorResponse` document, S3 as an `Error` document.
+///
+/// Messages never contain a secret: not a token, a secret key or a signature computed with one.
+struct AWSErrorResponse: Error, Sendable, CustomStringConvertible {
+    /// The AWS error code.
+    var code: String
+    /// A message that says what was wrong.
+    var message: String
+    /// The HTTP status.
+    var status: HTTPResponse.Status
+    /// `Sender` for the caller's mistakes, `Receiver` for the service's.
+    var type: String
+    /// Extra elements of an S3 error, such as `Key`, `BucketName` or `Resource`, in order.
+    var details: [(String, String)]
+
+    init(_ code: String, _ message: String, status: HTTPResponse.Status = .badRequest, type: String = "Sender", details: [(String, String)] = []) {
+        self.code = code
+        self.message = message
+        self.status = status
+        self.type = type
+        self.details = details
+    }
+
+    var description: String { "\(self.code): \(self.message)" }
+
+    /// The STS document.
+    func stsBody(requestId: String) -> String {
+        var xml = XMLWriter()
+        xml.open("ErrorResponse", attributes: [("xmlns", "https://sts.amazonaws.com/doc/2011-06-15/")])
+        xml.open("Error")
+        xml.element("Type", self.type)
+        xml.element("Code", self.code)
+        xml.element("Message", self.message)
+        xml.close("Error")
+        xml.element("RequestId", requestId)
+        xml.close("ErrorResponse")
+        return xml.document
+    }
+
+    /// The S3 document.
+    func s3Body(requestId: String) -> String {
+        var xml = XMLWriter()
+        xml.open("Error")
+        xml.element("Code", self.code)
+        xml.element("Message", self.message)
+        for (name, value) in self.details { xml.element(name, value) }
+        xml.element("RequestId", requestId)
+        xml.element("HostId", requestId)
+        xml.close("Error")
+        return xml.document
+    }
+
+    /// The STS response.
+    func stsResponse(requestId: String) -> Response {
+        .xml(self.stsBody(requestId: requestId), status: self.status, requestId: requestId)
+    }
+
+    /// The S3 response; a `HEAD` request gets the status and headers without a body.
+    func s3Response(requestId: String, head: Bool = false) -> Response {
+        if head {
+            var response = Response(status: self.status)
+            response.headers[.init("x-amz-request-id")!] = requestId
+            response.headers[.init("x-amz-error-code")!] = self.code
+            return response
+        }
+        return .xml(self.s3Body(requestId: requestId), status: self.status, requestId: requestId)
+    }
+}
+
+extension Response {
+    /// An XML response with the AWS request id headers.
+    static func xml(_ body: String, status: HTTPResponse.Status = .ok, requestId: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/xml"
+        headers[HTTPField.Name("x-amz-request-id")!] = requestId
+        headers[HTTPField.Name("x-amzn-RequestId")!] = requestId
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+}
+
+/// A small writer for the XML documents of AWS responses.
+struct XMLWriter: Sendable {
+    private(set) var document: String
+
+    init(declaration: Bool = true) {
+        self.document = declaration ? "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" : ""
+    }
+
+    mutating func open(_ name: String, attributes: [(String, String)] = []) {
+        self.document += "<" + name
+        for (key, value) in attributes { self.document += " \(key)=\"\(Self.escape(value))\"" }
+        self.document += ">"
+    }
+
+    mutating func close(_ name: String) {
+        self.document += "</" + name + ">"
+    }
+
+    mutating func element(_ name: String, _ value: String) {
+        self.document += "<\(name)>\(Self.escape(value))</\(name)>"
+    }
+
+    /// Escapes text for an element or attribute.
+    static func escape(_ text: String) -> String {
+        var needsEscape = false
+        for byte in text.utf8 where byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
+            || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") || byte < 0x20 {
+            needsEscape = true
+            break
+        }
+        guard needsEscape else { return text }
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count + 16)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&apos;"
+            case "\t", "\n", "\r": escaped += "&#\(scalar.value);"
+            default:
+                if scalar.value < 0x20 { escaped += "&#\(scalar.value);" } else { escaped.unicodeScalars.append(scalar) }
+            }
+        }
+        return escaped
+    }
+}
+
+/// Request ids in AWS's shape: 16 hexadecimal upper-case characters for S3, a UUID for STS.
+enum RequestID {
+    static func make() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let value = generator.next() as UInt64
+        let hex = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

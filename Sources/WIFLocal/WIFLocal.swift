@@ -1,1 +1,0 @@
-// WIFLocal arrives with its own issue; this file keeps the target buildable.

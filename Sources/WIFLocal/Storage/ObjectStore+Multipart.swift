@@ -1,0 +1,332 @@
+import Crypto
+import Foundation
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A multipart upload as kept in `uploads/<id>/upload.json`.
+struct UploadRecord: Codable, Sendable {
+    var uploadId: String
+    var bucket: String
+    /// The key's UTF-8 bytes in base64.
+    var key: String
+    /// Milliseconds since 1970.
+    var initiated: Int64
+    var attributes: ObjectAttributes
+
+    var objectKey: ObjectKey? {
+        guard let bytes = Data(base64Encoded: self.key), !bytes.isEmpty else { return nil }
+        return ObjectKey(unchecked: Array(bytes))
+    }
+
+    var info: MultipartUploadInfo {
+        MultipartUploadInfo(
+            uploadId: self.uploadId,
+            bucket: self.bucket,
+            key: self.objectKey?.string ?? "",
+            initiated: Date(timeIntervalSince1970: Double(self.initiated) / 1000),
+            attributes: self.attributes
+        )
+    }
+}
+
+extension ObjectStore {
+    /// The highest part number.
+    static let maximumPartNumber = 10_000
+
+    /// Starts a multipart upload.
+    /// - Returns: The upload, with its id.
+    /// - Throws: `NoSuchBucket`, `KeyTooLongError`, `InvalidArgument`, `MetadataTooLarge`.
+    func createMultipartUpload(bucket: String, key: String, attributes: ObjectAttributes = ObjectAttributes()) async throws(AWSErrorResponse) -> MultipartUploadInfo {
+        _ = try self.bucket(bucket)
+        let objectKey = try ObjectKey(key)
+        try Self.checkMetadata(attributes)
+        var generator = SystemRandomNumberGenerator()
+        let idBytes = (0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let uploadId = idBytes.hexString
+        let record = UploadRecord(
+            uploadId: uploadId,
+            bucket: bucket,
+            key: Data(objectKey.bytes).base64EncodedString(),
+            initiated: StoredRecord.milliseconds(self.timeSource.now()),
+            attributes: attributes
+        )
+        let staging = self.data.temporary + "/upload-" + uploadId
+        guard mkdir(staging, 0o700) == 0 else { throw ObjectStoreError.systemCall("mkdir", errno) }
+        do {
+            try self.data.writeAtomically(try JSONEncoder().encode(record), to: staging + "/upload.json")
+        } catch {
+            Self.removeTree(staging)
+            throw ObjectStoreError.internalError("cannot write the upload's record")
+        }
+        guard rename(staging, self.uploadPath(uploadId)) == 0 else {
+            let error = errno
+            Self.removeTree(staging)
+            throw ObjectStoreError.systemCall("rename", error)
+        }
+        return record.info
+    }
+
+    /// Stores a part of a multipart upload, replacing any part with the same number.
+    /// - Parameters:
+    ///   - partNumber: 1…10000.
+    ///   - body: The part's bytes.
+    ///   - checks: Digests and length to verify.
+    /// - Returns: The part, whose entity tag is the quoted hexadecimal MD5 of its bytes.
+    /// - Throws: `NoSuchBucket`, `NoSuchUpload`, `InvalidArgument` (part number), the body errors of
+    ///   ``putObject(bucket:key:body:attributes:checks:)``.
+    @discardableResult
+    func uploadPart<Body: AsyncSequence>(
+        bucket: String,
+        key: String,
+        uploadId: String,
+        partNumber: Int,
+        body: Body,
+        checks: PayloadChecks = PayloadChecks()
+    ) async throws(AWSErrorResponse) -> PartInfo where Body.Element == ByteBuffer {
+        guard (1...Self.maximumPartNumber).contains(partNumber) else { throw ObjectStoreError.invalidPartNumber(partNumber) }
+        _ = try self.upload(bucket: bucket, key: key, uploadId: uploadId)
+        let received = try await self.receive(body, checks: checks, maximum: self.configuration.maximumPartSize)
+        let file = received.file
+        let record = StoredRecord(
+            key: "",
+            size: file.written,
+            etag: "\"\(received.md5.hexString)\"",
+            lastModified: StoredRecord.milliseconds(self.timeSource.now()),
+            sha256: received.sha256?.hexString,
+            md5: received.md5.hexString
+        )
+        try await file.finish(record: record, synchronize: self.configuration.synchronizeWrites)
+        guard rename(file.path, self.uploadPath(uploadId) + "/" + Self.partName(partNumber)) == 0 else {
+            let error = errno
+            if error == ENOENT { throw ObjectStoreError.noSuchUpload(uploadId) }
+            throw ObjectStoreError.systemCall("rename", error)
+        }
+        file.release()
+        return PartInfo(partNumber: partNumber, etag: record.etag, size: record.size, lastModified: record.lastModifiedDate)
+    }
+
+    /// Lists the parts of an upload by ascending number.
+    /// - Parameters:
+    ///   - partNumberMarker: Only parts above this number.
+    ///   - maxParts: At most this many (capped at 1000).
+    /// - Throws: `NoSuchBucket`, `NoSuchUpload`, `InvalidArgument` for a negative marker or count.
+    func listParts(bucket: String, key: String, uploadId: String, partNumberMarker: Int = 0, maxParts: Int = 1000) async throws(AWSErrorResponse) -> ListPartsResult {
+        guard partNumberMarker >= 0 else { throw ObjectStoreError.invalidArgument("part-number-marker must be a non-negative integer", name: "part-number-marker", value: String(partNumberMarker)) }
+        guard maxParts >= 0 else { throw ObjectStoreError.invalidArgument("max-parts must be a non-negative integer", name: "max-parts", value: String(maxParts)) }
+        let upload = try self.upload(bucket: bucket, key: key, uploadId: uploadId)
+        let all = try self.parts(of: uploadId).filter { $0.key > partNumberMarker }.sorted { $0.key < $1.key }
+        let limit = min(maxParts, 1000)
+        let page = all.prefix(limit).map { number, file in
+            PartInfo(partNumber: number, etag: file.record.etag, size: file.bodyLength, lastModified: file.record.lastModifiedDate)
+        }
+        let truncated = all.count > page.count
+        return ListPartsResult(upload: upload.info, parts: page, isTruncated: truncated, nextPartNumberMarker: truncated ? page.last?.partNumber : nil)
+    }
+
+    /// The uploads open in a bucket, by key then initiation date.
+    /// - Throws: `NoSuchBucket`.
+    func listMultipartUploads(bucket: String) async throws(AWSErrorResponse) -> [MultipartUploadInfo] {
+        _ = try self.bucket(bucket)
+        return self.uploadRecords().filter { $0.bucket == bucket }.map(\.info).sorted {
+            $0.key == $1.key ? $0.initiated < $1.initiated : $0.key.utf8.lexicographicallyPrecedes($1.key.utf8)
+        }
+    }
+
+    /// Completes an upload: checks the named parts, concatenates them into a temporary file and renames it
+    /// into place as the object, then removes the upload.
+    /// - Parameter parts: The parts, by ascending number, with the entity tags `UploadPart` returned.
+    /// - Returns: The object, whose entity tag is the MD5 of the parts' binary MD5s followed by `-<count>`.
+    /// - Throws: `NoSuchBucket`, `NoSuchUpload`, `MalformedXML` (no parts), `InvalidPartOrder`,
+    ///   `InvalidPart` (missing part or entity tag mismatch), `EntityTooSmall` (a part other than the last
+    ///   under the minimum part size), `OperationAborted` while another completion of the upload runs.
+    @discardableResult
+    func completeMultipartUpload(bucket: String, key: String, uploadId: String, parts: [CompletedPart]) async throws(AWSErrorResponse) -> ObjectInfo {
+        let state = try self.bucket(bucket)
+        let upload = try self.upload(bucket: bucket, key: key, uploadId: uploadId)
+        guard let objectKey = upload.objectKey else { throw ObjectStoreError.noSuchUpload(uploadId) }
+        guard !parts.isEmpty else { throw ObjectStoreError.malformedXML("CompleteMultipartUpload names no part") }
+        for (previous, next) in zip(parts, parts.dropFirst()) where next.partNumber <= previous.partNumber {
+            throw ObjectStoreError.invalidPartOrder(uploadId: uploadId)
+        }
+        try self.claim(uploadId)
+        defer { self.uploadsInFlight.withLock { _ = $0.remove(uploadId) } }
+
+        let stored = try self.parts(of: uploadId)
+        var files: [StoredFile] = []
+        var digests: [UInt8] = []
+        var total: Int64 = 0
+        for (offset, part) in parts.enumerated() {
+            guard let file = stored[part.partNumber], Self.sameETag(file.record.etag, part.etag), let md5 = file.record.md5, let binary = Self.bytes(hex: md5) else {
+                throw ObjectStoreError.invalidPart(part.partNumber, etag: part.etag, uploadId: uploadId)
+            }
+            if offset < parts.count - 1, file.bodyLength < self.configuration.minimumPartSize {
+                throw ObjectStoreError.entityTooSmall(partNumber: part.partNumber, size: file.bodyLength, minimum: self.configuration.minimumPartSize)
+            }
+            files.append(file)
+            digests += binary
+            total += file.bodyLength
+        }
+        guard total <= self.configuration.maximumObjectSize else {
+            throw ObjectStoreError.entityTooLarge(proposed: total, maximum: self.configuration.maximumObjectSize)
+        }
+
+        let output = try TemporaryFile(in: self.data.temporary)
+        let descriptor = output.descriptor
+        let sources = files
+        let copied: Int32
+        do {
+            copied = try await NIOThreadPool.singleton.runIfActive { Self.concatenate(sources, into: descriptor) }
+        } catch {
+            copied = Self.concatenate(sources, into: descriptor)
+        }
+        if copied != 0 { throw ObjectStoreError.systemCall("write", copied) }
+        let etag = "\"\(Insecure.MD5.hash(data: digests).hexString)-\(parts.count)\""
+        let record = StoredRecord(
+            key: Data(objectKey.bytes).base64EncodedString(),
+            size: total,
+            etag: etag,
+            lastModified: StoredRecord.milliseconds(self.timeSource.now()),
+            attributes: upload.attributes,
+            partCount: parts.count
+        )
+        try output.skip(total)
+        try await output.finish(record: record, synchronize: self.configuration.synchronizeWrites)
+        try self.commit(output, key: objectKey, record: record, in: state)
+        self.discardUpload(uploadId)
+        return Self.info(key: key, record: record)
+    }
+
+    /// Aborts an upload and deletes its parts.
+    /// - Throws: `NoSuchBucket`, `NoSuchUpload`, `OperationAborted` while it is being completed.
+    func abortMultipartUpload(bucket: String, key: String, uploadId: String) async throws(AWSErrorResponse) {
+        _ = try self.upload(bucket: bucket, key: key, uploadId: uploadId)
+        try self.claim(uploadId)
+        defer { self.uploadsInFlight.withLock { _ = $0.remove(uploadId) } }
+        guard self.discardUpload(uploadId) else { throw ObjectStoreError.noSuchUpload(uploadId) }
+    }
+
+    // MARK: Upload files
+
+    func uploadPath(_ uploadId: String) -> String {
+        self.data.uploads + "/" + uploadId
+    }
+
+    static func partName(_ partNumber: Int) -> String {
+        let digits = String(partNumber)
+        return String(repeating: "0", count: max(0, 5 - digits.count)) + digits
+    }
+
+    /// Reads an upload's record, checking that it belongs to the bucket and key.
+    func upload(bucket: String, key: String, uploadId: String) throws(AWSErrorResponse) -> UploadRecord {
+        _ = try self.bucket(bucket)
+        let objectKey = try ObjectKey(key)
+        guard uploadId.utf8.count == 48, uploadId.utf8.allSatisfy(\.isLowerHexDigit),
+            let data = FileManager.default.contents(atPath: self.uploadPath(uploadId) + "/upload.json"),
+            let record = try? JSONDecoder().decode(UploadRecord.self, from: data),
+            record.bucket == bucket, record.objectKey == objectKey
+        else { throw ObjectStoreError.noSuchUpload(uploadId) }
+        return record
+    }
+
+    /// Every upload on disk.
+    func uploadRecords() -> [UploadRecord] {
+        let ids = (try? FileManager.default.contentsOfDirectory(atPath: self.data.uploads)) ?? []
+        return ids.compactMap { id in
+            guard let data = FileManager.default.contents(atPath: self.uploadPath(id) + "/upload.json") else { return nil }
+            return try? JSONDecoder().decode(UploadRecord.self, from: data)
+        }
+    }
+
+    /// The stored parts of an upload by number.
+    private func parts(of uploadId: String) throws(AWSErrorResponse) -> [Int: StoredFile] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: self.uploadPath(uploadId))
+        } catch {
+            throw ObjectStoreError.noSuchUpload(uploadId)
+        }
+        var parts: [Int: StoredFile] = [:]
+        for name in names where name.utf8.count == 5 {
+            guard let number = Int(name), (1...Self.maximumPartNumber).contains(number) else { continue }
+            if let file = try StoredFile.load(path: self.uploadPath(uploadId) + "/" + name) { parts[number] = file }
+        }
+        return parts
+    }
+
+    /// Marks an upload as being completed or aborted.
+    private func claim(_ uploadId: String) throws(AWSErrorResponse) {
+        let claimed = self.uploadsInFlight.withLock { $0.insert(uploadId).inserted }
+        guard claimed else {
+            throw AWSErrorResponse(
+                "OperationAborted",
+                "A conflicting conditional operation is currently in progress against this resource. Please try again.",
+                status: .conflict,
+                details: [("UploadId", uploadId)]
+            )
+        }
+    }
+
+    /// Moves an upload's folder out of `uploads/` in one step, then deletes it.
+    @discardableResult
+    func discardUpload(_ uploadId: String) -> Bool {
+        let graveyard = self.data.temporary + "/aborted-" + UUID().uuidString.lowercased()
+        guard rename(self.uploadPath(uploadId), graveyard) == 0 else { return false }
+        Self.removeTree(graveyard)
+        return true
+    }
+
+    private static func sameETag(_ stored: String, _ given: String) -> Bool {
+        func bare(_ etag: String) -> String {
+            var text = Substring(etag.trimmingCharacters(in: .whitespaces))
+            if text.hasPrefix("\"") { text = text.dropFirst() }
+            if text.hasSuffix("\"") { text = text.dropLast() }
+            return text.lowercased()
+        }
+        return bare(stored) == bare(given)
+    }
+
+    private static func bytes(hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0, digits.allSatisfy(\.isLowerHexDigit) else { return nil }
+        func value(_ digit: UInt8) -> UInt8 { digit <= UInt8(ascii: "9") ? digit - UInt8(ascii: "0") : digit - UInt8(ascii: "a") + 10 }
+        return stride(from: 0, to: digits.count, by: 2).map { value(digits[$0]) << 4 | value(digits[$0 + 1]) }
+    }
+
+    /// Appends the bodies of the parts to a file; returns 0 or an `errno`.
+    private static func concatenate(_ parts: [StoredFile], into descriptor: Int32) -> Int32 {
+        let chunk = 1024 * 1024
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+        defer { buffer.deallocate() }
+        for part in parts {
+            var offset: Int64 = 0
+            while offset < part.bodyLength {
+                let want = Int(min(Int64(chunk), part.bodyLength - offset))
+                let read = pread(part.descriptor, buffer.baseAddress!, want, off_t(offset))
+                if read < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                if read == 0 { return EIO }
+                var written = 0
+                while written < read {
+                    let result = write(descriptor, buffer.baseAddress! + written, read - written)
+                    if result < 0 {
+                        if errno == EINTR { continue }
+                        return errno
+                    }
+                    written += result
+                }
+                offset += Int64(read)
+            }
+        }
+        return 0
+    }
+}

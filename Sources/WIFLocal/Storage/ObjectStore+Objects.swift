@@ -1,0 +1,319 @@
+import Crypto
+import Foundation
+import Hummingbird
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An object opened for reading: its description, the bytes selected and a stream of them.
+struct ObjectContent: Sendable {
+    /// The object's description.
+    var info: ObjectInfo
+    /// The bytes served, inclusive, when a range was asked for; `nil` for the whole object.
+    var range: ClosedRange<Int64>?
+    /// The bytes, streamed from the file opened when the object was read, so a later put does not change them.
+    var body: ObjectBody
+
+    /// The number of bytes served.
+    var contentLength: Int64 { self.body.length }
+
+    /// The `Content-Range` header for a ranged read: `bytes first-last/size`.
+    var contentRange: String? {
+        self.range.map { "bytes \($0.lowerBound)-\($0.upperBound)/\(self.info.size)" }
+    }
+
+    /// A response body streaming the bytes.
+    var responseBody: ResponseBody {
+        let body = self.body
+        return ResponseBody(contentLength: Int(body.length)) { writer in
+            for try await buffer in body {
+                try await writer.write(buffer)
+            }
+            try await writer.finish(nil)
+        }
+    }
+}
+
+/// The bytes of a stored object, read in chunks of ``ObjectStore/Configuration/readChunkSize`` on NIO's
+/// blocking thread pool.
+struct ObjectBody: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+
+    let file: StoredFile
+    /// Where the bytes start in the body.
+    let offset: Int64
+    /// How many bytes.
+    let length: Int64
+    let chunkSize: Int
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(file: self.file, next: self.offset, end: self.offset + self.length, chunkSize: self.chunkSize)
+    }
+
+    struct Iterator: AsyncIteratorProtocol {
+        let file: StoredFile
+        var next: Int64
+        let end: Int64
+        let chunkSize: Int
+        private let allocator = ByteBufferAllocator()
+
+        init(file: StoredFile, next: Int64, end: Int64, chunkSize: Int) {
+            self.file = file
+            self.next = next
+            self.end = end
+            self.chunkSize = chunkSize
+        }
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard self.next < self.end else { return nil }
+            let count = Int(Swift.min(Int64(self.chunkSize), self.end - self.next))
+            let (file, offset, allocator) = (self.file, self.next, self.allocator)
+            let buffer = try await NIOThreadPool.singleton.runIfActive { () throws(AWSErrorResponse) -> ByteBuffer in
+                try file.read(offset: offset, count: count, allocator: allocator)
+            }
+            self.next += Int64(count)
+            return buffer
+        }
+    }
+
+    /// Reads every byte into one buffer (for tests and small objects).
+    func collect() async throws -> ByteBuffer {
+        var result = ByteBuffer()
+        result.reserveCapacity(Int(self.length))
+        for try await var buffer in self { result.writeBuffer(&buffer) }
+        return result
+    }
+}
+
+extension ObjectStore {
+    // MARK: Put
+
+    /// Stores an object, streaming its body to a temporary file and renaming it into place once complete and
+    /// checked. Until then any previous object under the key stays as it was.
+    /// - Parameters:
+    ///   - bucket: The bucket.
+    ///   - key: The key (1–1024 UTF-8 bytes, no NUL).
+    ///   - body: The body: any sequence of buffers, such as hummingbird's `RequestBody`.
+    ///   - attributes: The headers to keep.
+    ///   - checks: Digests and length to verify.
+    /// - Returns: The stored object's description.
+    /// - Throws: `NoSuchBucket`, `KeyTooLongError`, `InvalidArgument`, `InvalidDigest`, `BadDigest`,
+    ///   `XAmzContentSHA256Mismatch`, `IncompleteBody` (short body, or the sequence threw: an
+    ///   ``AWSErrorResponse`` thrown by the sequence is passed through), `EntityTooLarge`, `InternalError`.
+    @discardableResult
+    func putObject<Body: AsyncSequence>(
+        bucket: String,
+        key: String,
+        body: Body,
+        attributes: ObjectAttributes = ObjectAttributes(),
+        checks: PayloadChecks = PayloadChecks()
+    ) async throws(AWSErrorResponse) -> ObjectInfo where Body.Element == ByteBuffer {
+        let state = try self.bucket(bucket)
+        let objectKey = try ObjectKey(key)
+        try Self.checkMetadata(attributes)
+        let received = try await self.receive(body, checks: checks, maximum: self.configuration.maximumObjectSize)
+        let file = received.file
+        let now = self.timeSource.now()
+        let record = StoredRecord(
+            key: Data(objectKey.bytes).base64EncodedString(),
+            size: file.written,
+            etag: "\"\(received.md5.hexString)\"",
+            lastModified: StoredRecord.milliseconds(now),
+            attributes: attributes,
+            sha256: received.sha256?.hexString,
+            md5: received.md5.hexString
+        )
+        try await file.finish(record: record, synchronize: self.configuration.synchronizeWrites)
+        try self.commit(file, key: objectKey, record: record, in: state)
+        return Self.info(key: key, record: record)
+    }
+
+    /// A streamed body in a temporary file, with its digests.
+    struct ReceivedBody {
+        let file: TemporaryFile
+        let md5: Insecure.MD5Digest
+        let sha256: SHA256Digest?
+    }
+
+    /// Streams a body into a new temporary file, computing its MD5 (and its SHA-256 when it must be checked),
+    /// and checks it; the file is deleted on any failure.
+    func receive<Body: AsyncSequence>(_ body: Body, checks: PayloadChecks, maximum: Int64) async throws(AWSErrorResponse) -> ReceivedBody
+    where Body.Element == ByteBuffer {
+        var expectedMD5: [UInt8]?
+        if let contentMD5 = checks.contentMD5 {
+            guard let decoded = Data(base64Encoded: contentMD5.trimmingCharacters(in: .whitespaces)), decoded.count == 16 else {
+                throw ObjectStoreError.invalidDigest(contentMD5)
+            }
+            expectedMD5 = Array(decoded)
+        }
+        if let expectedSHA256 = checks.expectedSHA256 {
+            guard expectedSHA256.utf8.count == 64, expectedSHA256.lowercased().utf8.allSatisfy(\.isLowerHexDigit) else {
+                throw ObjectStoreError.invalidArgument(
+                    "x-amz-content-sha256 must be UNSIGNED-PAYLOAD, STREAMING-UNSIGNED-PAYLOAD-TRAILER, STREAMING-AWS4-HMAC-SHA256-PAYLOAD or a valid sha256 value.",
+                    name: "x-amz-content-sha256",
+                    value: expectedSHA256
+                )
+            }
+        }
+        if let length = checks.expectedLength {
+            guard length >= 0 else { throw ObjectStoreError.invalidArgument("The Content-Length must not be negative.", name: "Content-Length", value: String(length)) }
+            guard length <= maximum else { throw ObjectStoreError.entityTooLarge(proposed: length, maximum: maximum) }
+        }
+        let file = try TemporaryFile(in: self.data.temporary)
+        var md5 = Insecure.MD5()
+        var sha256: SHA256? = checks.expectedSHA256 == nil ? nil : SHA256()
+        do {
+            for try await buffer in body {
+                let size = Int64(buffer.readableBytes)
+                guard file.written + size <= maximum else {
+                    throw ObjectStoreError.entityTooLarge(proposed: max(checks.expectedLength ?? 0, file.written + size), maximum: maximum)
+                }
+                buffer.withUnsafeReadableBytes { bytes in
+                    md5.update(bufferPointer: bytes)
+                    sha256?.update(bufferPointer: bytes)
+                }
+                try file.write(buffer)
+            }
+        } catch let error as AWSErrorResponse {
+            throw error
+        } catch {
+            throw ObjectStoreError.interruptedBody(received: file.written)
+        }
+        if let expected = checks.expectedLength, expected != file.written {
+            throw ObjectStoreError.incompleteBody(expected: expected, received: file.written)
+        }
+        let md5Digest = md5.finalize()
+        let sha256Digest = sha256?.finalize()
+        if let expectedSHA256 = checks.expectedSHA256, let sha256Digest, sha256Digest.hexString != expectedSHA256.lowercased() {
+            throw ObjectStoreError.contentSHA256Mismatch(client: expectedSHA256, computed: sha256Digest.hexString)
+        }
+        if let expectedMD5, !Array(md5Digest).elementsEqual(expectedMD5) {
+            throw ObjectStoreError.badDigest(expected: checks.contentMD5 ?? "", calculated: Data(md5Digest).base64EncodedString())
+        }
+        return ReceivedBody(file: file, md5: md5Digest, sha256: sha256Digest)
+    }
+
+    /// Renames a finished temporary file over the object's path and records it in the index, under the
+    /// bucket's lock so the index and the disk agree on which of two racing puts won.
+    func commit(_ file: TemporaryFile, key: ObjectKey, record: StoredRecord, in state: BucketState) throws(AWSErrorResponse) {
+        let location = state.location(of: key)
+        try state.index.withLock { index throws(AWSErrorResponse) in
+            guard !index.removed else { throw ObjectStoreError.noSuchBucket(state.name) }
+            if rename(file.path, location.file) != 0 {
+                guard errno == ENOENT else { throw ObjectStoreError.systemCall("rename", errno) }
+                guard mkdir(location.folder, 0o700) == 0 || errno == EEXIST else { throw ObjectStoreError.systemCall("mkdir", errno) }
+                guard rename(file.path, location.file) == 0 else { throw ObjectStoreError.systemCall("rename", errno) }
+            }
+            file.release()
+            index.insert(IndexEntry(key: key, size: record.size, etag: record.etag, lastModified: record.lastModifiedDate))
+        }
+    }
+
+    static func checkMetadata(_ attributes: ObjectAttributes) throws(AWSErrorResponse) {
+        let size = attributes.userMetadata.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+        guard size <= ObjectAttributes.maximumUserMetadataSize else {
+            throw AWSErrorResponse(
+                "MetadataTooLarge",
+                "Your metadata headers exceed the maximum allowed metadata size",
+                details: [("Size", String(size)), ("MaxSizeAllowed", String(ObjectAttributes.maximumUserMetadataSize))]
+            )
+        }
+    }
+
+    static func info(key: String, record: StoredRecord) -> ObjectInfo {
+        ObjectInfo(
+            key: key,
+            size: record.size,
+            etag: record.etag,
+            lastModified: record.lastModifiedDate,
+            attributes: record.attributes ?? ObjectAttributes(),
+            sha256: record.sha256,
+            partCount: record.partCount
+        )
+    }
+
+    // MARK: Get, head, delete
+
+    /// Opens an object for reading.
+    /// - Parameters:
+    ///   - bucket: The bucket.
+    ///   - key: The key.
+    ///   - range: The bytes wanted; `nil` for all. Parse the header with ``ByteRange/init(header:)`` and
+    ///     pass `nil` when it does not parse, as S3 then ignores it.
+    /// - Returns: The description and the bytes; the file stays open until the body is dropped.
+    /// - Throws: `NoSuchBucket`, `NoSuchKey`, `InvalidRange` (416), `KeyTooLongError`, `InvalidArgument`.
+    func getObject(bucket: String, key: String, range: ByteRange? = nil) async throws(AWSErrorResponse) -> ObjectContent {
+        let (file, info) = try self.open(bucket: bucket, key: key)
+        var selected: ClosedRange<Int64>?
+        if let range { selected = try range.resolve(size: info.size) }
+        let offset = selected?.lowerBound ?? 0
+        let length = selected.map { $0.upperBound - $0.lowerBound + 1 } ?? info.size
+        let body = ObjectBody(file: file, offset: offset, length: length, chunkSize: max(4096, self.configuration.readChunkSize))
+        return ObjectContent(info: info, range: selected, body: body)
+    }
+
+    /// Describes an object.
+    /// - Throws: `NoSuchBucket`, `NoSuchKey`, `KeyTooLongError`, `InvalidArgument`.
+    func headObject(bucket: String, key: String) async throws(AWSErrorResponse) -> ObjectInfo {
+        try self.open(bucket: bucket, key: key).1
+    }
+
+    private func open(bucket: String, key: String) throws(AWSErrorResponse) -> (StoredFile, ObjectInfo) {
+        let state = try self.bucket(bucket)
+        let objectKey = try ObjectKey(key)
+        guard let file = try StoredFile.load(path: state.location(of: objectKey).file), file.record.objectKey == objectKey else {
+            throw ObjectStoreError.noSuchKey(key)
+        }
+        return (file, Self.info(key: key, record: file.record))
+    }
+
+    /// Deletes an object; deleting a missing key succeeds, as in S3.
+    /// - Returns: Whether an object was deleted.
+    /// - Throws: `NoSuchBucket`, `KeyTooLongError`, `InvalidArgument`, `InternalError`.
+    @discardableResult
+    func deleteObject(bucket: String, key: String) async throws(AWSErrorResponse) -> Bool {
+        let state = try self.bucket(bucket)
+        let objectKey = try ObjectKey(key)
+        let path = state.location(of: objectKey).file
+        return try state.index.withLock { index throws(AWSErrorResponse) -> Bool in
+            guard !index.removed else { throw ObjectStoreError.noSuchBucket(bucket) }
+            if unlink(path) != 0 {
+                guard errno == ENOENT || errno == ENOTDIR else { throw ObjectStoreError.systemCall("unlink", errno) }
+            }
+            return index.remove(objectKey)
+        }
+    }
+
+    /// The outcome of one key of `DeleteObjects`.
+    enum DeleteOutcome: Sendable {
+        /// Deleted, or already missing.
+        case deleted(key: String)
+        /// Refused, with the error for this key.
+        case failed(key: String, error: AWSErrorResponse)
+    }
+
+    /// Deletes several objects, each independently, in the given order.
+    /// - Throws: `NoSuchBucket` for the whole request.
+    func deleteObjects(bucket: String, keys: [String]) async throws(AWSErrorResponse) -> [DeleteOutcome] {
+        _ = try self.bucket(bucket)
+        var outcomes: [DeleteOutcome] = []
+        outcomes.reserveCapacity(keys.count)
+        for key in keys {
+            do {
+                try await self.deleteObject(bucket: bucket, key: key)
+                outcomes.append(.deleted(key: key))
+            } catch {
+                if error.code == "NoSuchBucket" { throw error }
+                outcomes.append(.failed(key: key, error: error))
+            }
+        }
+        return outcomes
+    }
+}

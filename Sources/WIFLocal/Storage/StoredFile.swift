@@ -1,0 +1,257 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What the store keeps about an object or a part, written after its body.
+///
+/// A stored file is `[body][record JSON][UInt32 big-endian JSON length][8-byte magic]`: the body is
+/// written as it arrives, the record once its size and digests are known, and the whole file renamed into
+/// place in one step, so a reader sees a complete old or new file, never a mix.
+struct StoredRecord: Codable, Sendable {
+    /// The format version.
+    var format: Int = 1
+    /// The object key's UTF-8 bytes in base64; empty for a part.
+    var key: String
+    /// The body's length.
+    var size: Int64
+    /// The quoted entity tag.
+    var etag: String
+    /// Milliseconds since 1970.
+    var lastModified: Int64
+    /// The object's headers; `nil` for a part.
+    var attributes: ObjectAttributes?
+    /// The body's SHA-256, hexadecimal, when it was computed.
+    var sha256: String?
+    /// The body's MD5, hexadecimal.
+    var md5: String?
+    /// The number of parts of a multipart object.
+    var partCount: Int?
+
+    static let magic: [UInt8] = Array("WIFOBJ1\n".utf8)
+    static let trailerLength = 12
+
+    var objectKey: ObjectKey? {
+        guard let bytes = Data(base64Encoded: self.key), !bytes.isEmpty else { return nil }
+        return ObjectKey(unchecked: Array(bytes))
+    }
+
+    var lastModifiedDate: Date { Date(timeIntervalSince1970: Double(self.lastModified) / 1000) }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    /// The record and its trailer, ready to append after the body.
+    func encodedTrailer() throws(AWSErrorResponse) -> [UInt8] {
+        let json: Data
+        do {
+            json = try JSONEncoder().encode(self)
+        } catch {
+            throw ObjectStoreError.internalError("cannot encode the object record")
+        }
+        var bytes = [UInt8](json)
+        let length = UInt32(json.count)
+        bytes.append(contentsOf: [UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF)])
+        bytes.append(contentsOf: Self.magic)
+        return bytes
+    }
+}
+
+/// An open stored file, closed when the last reference goes. Reads go through `pread`, so one handle can
+/// serve concurrent ranges, and a reader keeps seeing the file it opened even when a newer version is
+/// renamed over its path.
+final class StoredFile: Sendable {
+    let descriptor: Int32
+    /// The record read from the trailer.
+    let record: StoredRecord
+    /// The length of the body at the start of the file.
+    let bodyLength: Int64
+
+    private init(descriptor: Int32, record: StoredRecord, bodyLength: Int64) {
+        self.descriptor = descriptor
+        self.record = record
+        self.bodyLength = bodyLength
+    }
+
+    deinit {
+        close(self.descriptor)
+    }
+
+    /// Opens a stored file and reads its record.
+    /// - Returns: `nil` when no file is at the path.
+    /// - Throws: `InternalError` when the file cannot be read or is not a stored file.
+    static func load(path: String) throws(AWSErrorResponse) -> StoredFile? {
+        let descriptor = systemOpen(path, O_RDONLY | O_CLOEXEC, 0)
+        guard descriptor >= 0 else {
+            let error = errno
+            if error == ENOENT || error == ENOTDIR { return nil }
+            throw ObjectStoreError.systemCall("open", error)
+        }
+        do {
+            let (record, bodyLength) = try Self.readRecord(descriptor: descriptor)
+            return StoredFile(descriptor: descriptor, record: record, bodyLength: bodyLength)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+    }
+
+    private static func readRecord(descriptor: Int32) throws(AWSErrorResponse) -> (StoredRecord, Int64) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw ObjectStoreError.systemCall("fstat", errno) }
+        let fileSize = Int64(status.st_size)
+        guard fileSize >= Int64(StoredRecord.trailerLength) else { throw ObjectStoreError.internalError("a stored file is truncated") }
+        let trailer = try Self.readFully(descriptor: descriptor, offset: fileSize - Int64(StoredRecord.trailerLength), count: StoredRecord.trailerLength)
+        guard Array(trailer[4...]) == StoredRecord.magic else { throw ObjectStoreError.internalError("a stored file has no record") }
+        let jsonLength = Int64(trailer[0]) << 24 | Int64(trailer[1]) << 16 | Int64(trailer[2]) << 8 | Int64(trailer[3])
+        let bodyLength = fileSize - Int64(StoredRecord.trailerLength) - jsonLength
+        guard bodyLength >= 0 else { throw ObjectStoreError.internalError("a stored file's record is longer than the file") }
+        let json = try Self.readFully(descriptor: descriptor, offset: bodyLength, count: Int(jsonLength))
+        let record: StoredRecord
+        do {
+            record = try JSONDecoder().decode(StoredRecord.self, from: Data(json))
+        } catch {
+            throw ObjectStoreError.internalError("a stored file's record cannot be decoded")
+        }
+        guard record.size == bodyLength else { throw ObjectStoreError.internalError("a stored file's size does not match its record") }
+        return (record, bodyLength)
+    }
+
+    private static func readFully(descriptor: Int32, offset: Int64, count: Int) throws(AWSErrorResponse) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let result = bytes.withUnsafeMutableBytes { buffer in
+                pread(descriptor, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+            }
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw ObjectStoreError.systemCall("pread", errno)
+            }
+            guard result > 0 else { throw ObjectStoreError.internalError("a stored file ended early") }
+            done += result
+        }
+        return bytes
+    }
+
+    /// Reads up to `count` body bytes at `offset` into a new buffer (blocking).
+    func read(offset: Int64, count: Int, allocator: ByteBufferAllocator) throws(AWSErrorResponse) -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: count)
+        var done = 0
+        while done < count {
+            var failure: Int32 = 0
+            let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count - done) { pointer in
+                let result = pread(self.descriptor, pointer.baseAddress!, count - done, off_t(offset) + off_t(done))
+                if result < 0 {
+                    failure = errno
+                    return 0
+                }
+                return result
+            }
+            if failure == EINTR { continue }
+            if failure != 0 { throw ObjectStoreError.systemCall("pread", failure) }
+            guard read > 0 else { throw ObjectStoreError.internalError("a stored file ended early") }
+            done += read
+        }
+        return buffer
+    }
+}
+
+/// A file being written in the data directory's `tmp/` folder: created exclusively, written as the body
+/// arrives, then either committed (record appended, synced, closed, renamed by the caller) or removed.
+final class TemporaryFile {
+    let path: String
+    private(set) var descriptor: Int32
+    /// Body bytes written so far.
+    private(set) var written: Int64 = 0
+    /// Whether the file was renamed away, so it must not be deleted.
+    private var released = false
+
+    init(in folder: String) throws(AWSErrorResponse) {
+        self.path = folder + "/" + UUID().uuidString.lowercased()
+        self.descriptor = systemOpen(self.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard self.descriptor >= 0 else { throw ObjectStoreError.systemCall("open", errno) }
+    }
+
+    /// Appends body bytes.
+    func write(_ buffer: ByteBuffer) throws(AWSErrorResponse) {
+        var failure: Int32 = 0
+        buffer.withUnsafeReadableBytes { bytes in
+            failure = Self.writeAll(self.descriptor, bytes)
+        }
+        if failure != 0 { throw ObjectStoreError.systemCall("write", failure) }
+        self.written += Int64(buffer.readableBytes)
+    }
+
+    /// Appends body bytes.
+    func write(bytes: UnsafeRawBufferPointer) throws(AWSErrorResponse) {
+        let failure = Self.writeAll(self.descriptor, bytes)
+        if failure != 0 { throw ObjectStoreError.systemCall("write", failure) }
+        self.written += Int64(bytes.count)
+    }
+
+    /// Counts bytes appended to the file directly through its descriptor.
+    func skip(_ count: Int64) throws(AWSErrorResponse) {
+        self.written += count
+    }
+
+    /// Appends the record, syncs the file to disk when asked and closes it; the file is then ready to rename.
+    func finish(record: StoredRecord, synchronize: Bool) async throws(AWSErrorResponse) {
+        let trailer = try record.encodedTrailer()
+        let failure = trailer.withUnsafeBytes { Self.writeAll(self.descriptor, $0) }
+        if failure != 0 { throw ObjectStoreError.systemCall("write", failure) }
+        let descriptor = self.descriptor
+        if synchronize {
+            let result: Int32
+            do {
+                result = try await NIOThreadPool.singleton.runIfActive { fsync(descriptor) == 0 ? 0 : errno }
+            } catch {
+                result = fsync(descriptor) == 0 ? 0 : errno
+            }
+            if result != 0 { throw ObjectStoreError.systemCall("fsync", result) }
+        }
+        guard close(descriptor) == 0 else {
+            self.descriptor = -1
+            throw ObjectStoreError.systemCall("close", errno)
+        }
+        self.descriptor = -1
+    }
+
+    /// Forgets the file after it was renamed away, so that it is not deleted.
+    func release() {
+        self.released = true
+    }
+
+    /// Deletes the file unless it was renamed away.
+    deinit {
+        if self.descriptor >= 0 { close(self.descriptor) }
+        if !self.released { unlink(self.path) }
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+        var done = 0
+        while done < bytes.count {
+            let result = systemWrite(descriptor, bytes.baseAddress! + done, bytes.count - done)
+            if result < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            done += result
+        }
+        return 0
+    }
+}
+
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    open(path, flags, mode)
+}
+
+private func systemWrite(_ descriptor: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, pointer, count)
+}

@@ -1,0 +1,182 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import WIFCredentials
+
+/// What `x-amz-content-sha256` (the signed payload hash) says.
+enum S3PayloadHash {
+    /// Whether the value is 64 hexadecimal digits: the body's SHA-256, to be checked.
+    static func isHexSHA256(_ value: String) -> Bool {
+        value.utf8.count == 64 && value.utf8.allSatisfy { S3PercentDecoding.hexValue($0) != nil }
+    }
+
+    /// The markers S3 accepts instead of a hash.
+    static let markers: Set<String> = [
+        "UNSIGNED-PAYLOAD", "STREAMING-UNSIGNED-PAYLOAD-TRAILER", "STREAMING-AWS4-HMAC-SHA256-PAYLOAD",
+        "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER",
+    ]
+
+    /// Checks a payload hash: a hex SHA-256 or one of the markers; the ECDSA streaming variants are refused.
+    static func validate(_ value: String) throws(AWSErrorResponse) {
+        if Self.isHexSHA256(value) || Self.markers.contains(value) { return }
+        if value.hasPrefix("STREAMING-AWS4-ECDSA-P256-SHA256") {
+            throw S3Errors.notImplemented("SigV4a streaming payloads (\(value))")
+        }
+        throw S3Errors.invalidContentSHA256(value)
+    }
+}
+
+extension S3Service {
+    /// The request body with `aws-chunked` framing removed and checksums verified as it streams.
+    func bodyStream(_ call: Call) throws(AWSErrorResponse) -> S3BodyStream<RequestBody> {
+        let payloadHash = call.authenticated.payloadHash
+        try S3PayloadHash.validate(payloadHash)
+        let encoding = S3BodyEncoding.from(payloadHash: payloadHash)
+        var checksum: S3Checksum?
+        for field in call.headers {
+            guard let algorithm = S3Checksum.Algorithm(headerName: field.name.canonicalName) else { continue }
+            guard checksum == nil else {
+                throw S3Errors.invalidRequest("Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.")
+            }
+            guard S3Checksum.isWellFormed(field.value, for: algorithm) else {
+                throw S3Errors.invalidDigest(algorithm.headerName, value: field.value)
+            }
+            checksum = S3Checksum(algorithm: algorithm, expected: field.value)
+        }
+        var trailerAlgorithm: S3Checksum.Algorithm?
+        if let trailer = call.headers[S3Headers.trailer] {
+            guard case .chunked = encoding else {
+                throw S3Errors.invalidRequest("The x-amz-trailer header requires an aws-chunked body (STREAMING-… x-amz-content-sha256).")
+            }
+            guard let algorithm = S3Checksum.Algorithm(headerName: trailer.trimmingCharacters(in: .whitespaces)) else {
+                throw S3Errors.invalidArgument("The value specified in the x-amz-trailer header is not supported", name: "x-amz-trailer", value: trailer)
+            }
+            trailerAlgorithm = algorithm
+        }
+        var decodedLength: Int64?
+        var signing: ChunkSigning?
+        if case .chunked(let signed, _) = encoding {
+            guard let text = call.headers[S3Headers.decodedContentLength], let length = Int64(text), length >= 0 else {
+                throw AWSErrorResponse(
+                    "MissingContentLength", "You must provide the x-amz-decoded-content-length header with an aws-chunked body.",
+                    status: .lengthRequired)
+            }
+            decodedLength = length
+            if signed { signing = try self.chunkSigning(call) }
+        }
+        return S3BodyStream(
+            base: call.request.body, encoding: encoding, checksum: checksum, trailerAlgorithm: trailerAlgorithm,
+            decodedLength: decodedLength, signing: signing)
+    }
+
+    /// What verifies the chunk signatures of a signed `aws-chunked` body: the signing key of the request's
+    /// scope and its seed signature, from its `Authorization` header.
+    func chunkSigning(_ call: Call) throws(AWSErrorResponse) -> ChunkSigning {
+        guard !call.authenticated.presigned, let authorization = call.headers[.authorization],
+            let amzDate = call.headers[S3Headers.date]
+        else {
+            throw S3Errors.invalidRequest("A STREAMING-AWS4-HMAC-SHA256-PAYLOAD body must be signed in the Authorization header.")
+        }
+        var credential: Substring?
+        var signature: Substring?
+        let parameters = authorization.drop { $0 != " " }
+        for part in parameters.split(separator: ",") {
+            let trimmed = part.drop { $0 == " " }
+            if trimmed.hasPrefix("Credential=") { credential = trimmed.dropFirst("Credential=".count) }
+            if trimmed.hasPrefix("Signature=") { signature = trimmed.dropFirst("Signature=".count) }
+        }
+        guard let credential, let signature else {
+            throw S3Errors.invalidRequest("The Authorization header has no Credential or Signature.")
+        }
+        let scopeParts = credential.split(separator: "/", omittingEmptySubsequences: false)
+        guard scopeParts.count == 5 else { throw S3Errors.invalidRequest("The credential scope is malformed.") }
+        let secret: String
+        switch call.caller {
+        case .session(let session): secret = session.secretAccessKey
+        case .admin:
+            guard let admin = self.state.configuration.adminCredentials else {
+                throw AWSErrorResponse("InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.", status: .forbidden)
+            }
+            secret = admin.secretAccessKey
+        }
+        let key = SigV4SigningKey(
+            secretAccessKey: secret, day: scopeParts[1], region: String(scopeParts[2]), service: String(scopeParts[3]))
+        return ChunkSigning(
+            key: key, amzDate: amzDate, scope: scopeParts[1...].joined(separator: "/"), seedSignature: String(signature))
+    }
+
+    /// The checks the store makes on a streamed body: the signed SHA-256, `Content-MD5` and the length.
+    func payloadChecks(_ call: Call) throws(AWSErrorResponse) -> PayloadChecks {
+        let payloadHash = call.authenticated.payloadHash
+        var length: Int64?
+        if case .chunked = S3BodyEncoding.from(payloadHash: payloadHash) {
+            length = call.headers[S3Headers.decodedContentLength].flatMap { Int64($0) }
+        } else if let text = call.headers[.contentLength] {
+            guard let value = Int64(text), value >= 0 else {
+                throw S3Errors.invalidArgument("The Content-Length is not a valid number.", name: "Content-Length", value: text)
+            }
+            length = value
+        } else {
+            throw S3Errors.missingContentLength()
+        }
+        return PayloadChecks(
+            expectedSHA256: S3PayloadHash.isHexSHA256(payloadHash) ? payloadHash.lowercased() : nil,
+            contentMD5: call.headers[S3Headers.contentMD5],
+            expectedLength: length)
+    }
+
+    /// The headers stored with an object: content headers and `x-amz-meta-*` (names lowercased, without
+    /// the prefix). `aws-chunked` is removed from `Content-Encoding`, as S3 does.
+    static func attributes(from headers: HTTPFields) -> ObjectAttributes {
+        var attributes = ObjectAttributes()
+        attributes.contentType = headers[.contentType]
+        if let encoding = headers[.contentEncoding] {
+            let kept = encoding.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty && $0.lowercased() != "aws-chunked" }
+            attributes.contentEncoding = kept.isEmpty ? nil : kept.joined(separator: ",")
+        }
+        attributes.contentDisposition = headers[.contentDisposition]
+        attributes.contentLanguage = headers[.contentLanguage]
+        attributes.cacheControl = headers[.cacheControl]
+        attributes.expires = headers[.expires]
+        for field in headers {
+            let name = field.name.canonicalName
+            guard name.hasPrefix("x-amz-meta-") else { continue }
+            let key = String(name.dropFirst("x-amz-meta-".count))
+            if let existing = attributes.userMetadata[key] {
+                attributes.userMetadata[key] = existing + "," + field.value
+            } else {
+                attributes.userMetadata[key] = field.value
+            }
+        }
+        return attributes
+    }
+}
+
+/// A running SHA-256 over buffers.
+struct SHA256Accumulator {
+    private var hash = SHA256()
+
+    mutating func update(_ buffer: ByteBuffer) {
+        buffer.withUnsafeReadableBytes { self.hash.update(bufferPointer: $0) }
+    }
+
+    func hex() -> String {
+        SigV4Hex.string(self.hash.finalize())
+    }
+}
+
+/// A running MD5 over buffers (for `Content-MD5`).
+struct MD5Accumulator {
+    private var hash = Insecure.MD5()
+
+    mutating func update(_ buffer: ByteBuffer) {
+        buffer.withUnsafeReadableBytes { self.hash.update(bufferPointer: $0) }
+    }
+
+    func digest() -> [UInt8] {
+        Array(self.hash.finalize())
+    }
+}

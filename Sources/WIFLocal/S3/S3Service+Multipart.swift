@@ -1,0 +1,166 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+extension S3Service {
+    /// `POST /bucket/key?uploads`.
+    func createMultipartUpload(_ call: Call) async throws(AWSErrorResponse) -> Response {
+        try self.requireBucket(call)
+        try self.authorize(call)
+        let upload = try await self.store.createMultipartUpload(
+            bucket: call.bucket, key: call.key, attributes: Self.attributes(from: call.headers))
+        var response = Response.xml(
+            S3XML.initiateMultipartUpload(bucket: call.bucket, key: call.key, uploadId: upload.uploadId), requestId: call.requestId)
+        if let algorithm = call.headers[HTTPField.Name("x-amz-checksum-algorithm")!] {
+            response.headers[HTTPField.Name("x-amz-checksum-algorithm")!] = algorithm
+        }
+        return response
+    }
+
+    /// The `uploadId` parameter.
+    private func uploadId(_ call: Call) throws(AWSErrorResponse) -> String {
+        guard let uploadId = call.query["uploadId"], !uploadId.isEmpty else {
+            throw S3Errors.invalidArgument("This operation needs an uploadId.", name: "uploadId", value: call.query["uploadId"])
+        }
+        return uploadId
+    }
+
+    /// The `partNumber` parameter: 1…10000.
+    private func partNumber(_ call: Call) throws(AWSErrorResponse) -> Int {
+        guard let text = call.query["partNumber"], let number = Int(text), (1...10_000).contains(number) else {
+            throw S3Errors.invalidArgument(
+                "Part number must be an integer between 1 and 10000, inclusive", name: "partNumber", value: call.query["partNumber"])
+        }
+        return number
+    }
+
+    /// `PUT /bucket/key?partNumber=N&uploadId=U`: streams the part to the store.
+    func uploadPart(_ call: Call) async throws(AWSErrorResponse) -> Response {
+        try self.requireBucket(call)
+        try self.authorize(call)
+        let uploadId = try self.uploadId(call)
+        let partNumber = try self.partNumber(call)
+        let checks = try self.payloadChecks(call)
+        let body = try self.bodyStream(call)
+        let part = try await self.store.uploadPart(
+            bucket: call.bucket, key: call.key, uploadId: uploadId, partNumber: partNumber, body: body, checks: checks)
+        var response = Response(status: .ok)
+        response.headers[.eTag] = part.etag
+        response.headers[.contentLength] = "0"
+        Self.echoChecksum(call.headers, into: &response.headers)
+        return response
+    }
+
+    /// `PUT /bucket/key?partNumber=N&uploadId=U` with `x-amz-copy-source` (and optionally
+    /// `x-amz-copy-source-range: bytes=a-b`): a part copied from an existing object.
+    func uploadPartCopy(_ call: Call) async throws(AWSErrorResponse) -> Response {
+        try self.requireBucket(call)
+        try self.authorize(call)
+        let uploadId = try self.uploadId(call)
+        let partNumber = try self.partNumber(call)
+        var range: ByteRange?
+        if let text = call.headers[S3Headers.copySourceRange] {
+            guard let parsed = ByteRange(header: text), case .from(_, let last) = parsed.kind, last != nil else {
+                throw S3Errors.invalidArgument(
+                    "The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the "
+                        + "zero-based offsets of the first and last bytes to copy",
+                    name: "x-amz-copy-source-range", value: text)
+            }
+            range = parsed
+        }
+        let source = try await self.openCopySource(call, range: range)
+        let part = try await self.store.uploadPart(
+            bucket: call.bucket, key: call.key, uploadId: uploadId, partNumber: partNumber, body: source.body,
+            checks: PayloadChecks(expectedLength: source.contentLength))
+        return .xml(S3XML.copyPartResult(etag: part.etag, lastModified: part.lastModified), requestId: call.requestId)
+    }
+
+    /// `POST /bucket/key?uploadId=U` with a `CompleteMultipartUpload` body listing the parts.
+    func completeMultipartUpload(_ call: Call) async throws(AWSErrorResponse) -> Response {
+        try self.requireBucket(call)
+        try self.authorize(call)
+        let uploadId = try self.uploadId(call)
+        let body = try await self.collectSmallBody(call)
+        let parts = try Self.completedParts(Array(buffer: body))
+        let info = try await self.store.completeMultipartUpload(bucket: call.bucket, key: call.key, uploadId: uploadId, parts: parts)
+        let host = call.request.head.authority ?? "\(self.state.configuration.host)"
+        let path = call.address.virtualHosted
+            ? "/" + S3PercentDecoding.encodeForListing(call.key)
+            : "/" + S3PercentDecoding.encodeForListing(call.bucket) + "/" + S3PercentDecoding.encodeForListing(call.key)
+        return .xml(
+            S3XML.completeMultipartUpload(location: "http://\(host)\(path)", bucket: call.bucket, key: call.key, etag: info.etag),
+            requestId: call.requestId)
+    }
+
+    /// The parts of a `CompleteMultipartUpload` document.
+    /// - Throws: `MalformedXML` when the document is not one, a part has no number or entity tag, or there
+    ///   are more than 10000 parts.
+    static func completedParts(_ bytes: [UInt8]) throws(AWSErrorResponse) -> [CompletedPart] {
+        guard !bytes.isEmpty else { throw ObjectStoreError.malformedXML("the request has no CompleteMultipartUpload body") }
+        let document = try S3XMLElement.parse(bytes)
+        guard document.name == "CompleteMultipartUpload" else {
+            throw ObjectStoreError.malformedXML("the root element must be CompleteMultipartUpload, not \(document.name)")
+        }
+        let elements = document.children(named: "Part")
+        guard elements.count <= 10_000 else { throw ObjectStoreError.malformedXML("more than 10000 parts") }
+        var parts: [CompletedPart] = []
+        parts.reserveCapacity(elements.count)
+        for element in elements {
+            guard let numberText = element.child("PartNumber")?.text.trimmingCharacters(in: .whitespacesAndNewlines),
+                let number = Int(numberText)
+            else {
+                throw ObjectStoreError.malformedXML("a Part has no numeric PartNumber")
+            }
+            guard let etag = element.child("ETag")?.text.trimmingCharacters(in: .whitespacesAndNewlines), !etag.isEmpty else {
+                throw ObjectStoreError.malformedXML("part \(number) has no ETag")
+            }
+            parts.append(CompletedPart(partNumber: number, etag: etag))
+        }
+        return parts
+    }
+
+    /// `DELETE /bucket/key?uploadId=U`: 204.
+    func abortMultipartUpload(_ call: Call) async throws(AWSErrorResponse) -> Response {
+        try self.requireBucket(call)
+        try self.authorize(call)
+        let uploadId = try self.uploadId(call)
+        try await self.store.abortMultipartUpload(bucket: call.bucket, key: call.key, uploadId: uploadId)
+        return Response(status: .noContent)
+    }
+
+    /// `GET /bucket/key?uploadId=U`, with `max-parts` and `part-number-marker`.
+    func listParts(_ call: Call) async throws(AWSErrorResponse) -> Response {
+        try self.requireBucket(call)
+        try self.authorize(call)
+        let uploadId = try self.uploadId(call)
+        var maxParts = 1000
+        if let text = call.query["max-parts"] {
+            guard let value = Int(text), value >= 0 else {
+                throw S3Errors.invalidArgument("Provided max-parts not an integer or within integer range", name: "max-parts", value: text)
+            }
+            maxParts = min(value, 1000)
+        }
+        var marker = 0
+        if let text = call.query["part-number-marker"] {
+            guard let value = Int(text), value >= 0 else {
+                throw S3Errors.invalidArgument(
+                    "Provided part-number-marker not an integer or within integer range", name: "part-number-marker", value: text)
+            }
+            marker = value
+        }
+        let result = try await self.store.listParts(
+            bucket: call.bucket, key: call.key, uploadId: uploadId, partNumberMarker: marker, maxParts: maxParts)
+        return .xml(
+            S3XML.listParts(result, partNumberMarker: marker, maxParts: maxParts, owner: self.owner, initiator: self.initiator(call)),
+            requestId: call.requestId)
+    }
+
+    /// Who S3 reports as an upload's initiator: the caller's ARN for a session, the account otherwise.
+    private func initiator(_ call: Call) -> S3XML.Owner {
+        switch call.caller {
+        case .session(let session): S3XML.Owner(id: session.assumedRoleArn, displayName: session.sessionName)
+        case .admin: self.owner
+        }
+    }
+}

@@ -91,7 +91,7 @@ struct S3HostRule: Sendable, Hashable {
     /// The bucket a host names, or `nil` for path-style addressing.
     func bucket(inHost rawHost: String) -> String? {
         let host = Self.hostName(rawHost)
-        guard !host.isEmpty, !Self.isIPAddress(host) else { return nil }
+        guard !host.isEmpty, !Self.isIPAddress(host), !self.baseDomains.contains(host) else { return nil }
         for base in self.baseDomains where host.count > base.count + 1 && host.hasSuffix("." + base) {
             return String(host.dropLast(base.count + 1))
         }

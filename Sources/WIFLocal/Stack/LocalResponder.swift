@@ -1,0 +1,147 @@
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The one responder of the local stack: it sends each request to the development issuer, STS or S3.
+///
+/// Issuer paths come first (`/.well-known/…`, `/oauth2/…`); then STS, when the path is `/` and the request
+/// names an `Action` in its query or is a form POST; everything else is S3, which tells path-style and
+/// virtual-hosted addressing apart itself.
+struct LocalResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+
+    /// The largest STS request body; AWS's own limit for query APIs is far larger than any valid request.
+    static let maximumSTSBodySize = 64 * 1024
+
+    let issuer: IssuerService
+    let sts: STSService
+    let s3: S3Service
+    let logger: Logger
+
+    init(issuer: IssuerService, sts: STSService, s3: S3Service, logger: Logger) {
+        self.issuer = issuer
+        self.sts = sts
+        self.s3 = s3
+        self.logger = logger
+    }
+
+    /// Answers a request and logs one line at debug level: method, path without the query, status and
+    /// duration. Headers and queries may hold signatures and tokens, so they are never logged.
+    func respond(to request: Request, context: Context) async throws -> Response {
+        guard self.logger.logLevel <= .debug else {
+            return await self.dispatch(request)
+        }
+        let start = ContinuousClock.now
+        let response = await self.dispatch(request)
+        let elapsed = ContinuousClock.now - start
+        let microseconds = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
+        self.logger.debug(
+            "request",
+            metadata: [
+                "wif.local.method": "\(request.method.rawValue)",
+                "wif.local.path": "\(Self.target(of: request).path)",
+                "wif.local.status": "\(response.status.code)",
+                "wif.local.duration_us": "\(microseconds)",
+            ]
+        )
+        return response
+    }
+
+    /// Routes a request to its service.
+    func dispatch(_ request: Request) async -> Response {
+        switch Self.route(request) {
+        case .issuer:
+            if let response = await self.issuer.respond(to: request) { return response }
+            return await self.s3.respond(to: request)
+        case .sts: return await self.respondSTS(request)
+        case .s3: return await self.s3.respond(to: request)
+        }
+    }
+
+    private func respondSTS(_ request: Request) async -> Response {
+        if let length = request.headers[.contentLength], let bytes = Int(length), bytes > Self.maximumSTSBodySize {
+            return Self.bodyTooLarge()
+        }
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: Self.maximumSTSBodySize)
+        } catch is NIOTooManyBytesError {
+            return Self.bodyTooLarge()
+        } catch {
+            return AWSErrorResponse("IncompleteBody", "the request body could not be read").stsResponse(requestId: RequestID.make())
+        }
+        return await self.sts.respond(to: request, body: body)
+    }
+
+    private static func bodyTooLarge() -> Response {
+        AWSErrorResponse(
+            "ValidationError",
+            "the request body is larger than \(Self.maximumSTSBodySize) bytes",
+            status: .contentTooLarge
+        ).stsResponse(requestId: RequestID.make())
+    }
+
+    /// Which service answers a request.
+    enum Route: Equatable {
+        /// The issuer's paths (`/.well-known/…`, `/oauth2/…`); those it does not know go on to S3.
+        case issuer
+        case sts
+        case s3
+    }
+
+    /// The issuer for its reserved paths; STS when the path is `/` and the query names an `Action`, or the
+    /// request is a form POST to `/`; S3 otherwise. S3 never uses form bodies on `/` (its POSTs there are
+    /// XML or multipart forms). Only the path's prefix is looked at, so most requests cost no allocation.
+    static func route(_ request: Request) -> Route {
+        let target = Self.target(of: request)
+        if target.path.utf8.starts(with: "/.well-known/".utf8) || target.path.utf8.starts(with: "/oauth2/".utf8) {
+            return .issuer
+        }
+        guard target.path == "/" else { return .s3 }
+        if let query = target.query, Self.namesAction(query) { return .sts }
+        if request.method == .post, let type = request.headers[.contentType], Self.isFormContentType(type) {
+            return .sts
+        }
+        return .s3
+    }
+
+    /// The request target split into its path and query, without copying when the target is in origin form.
+    static func target(of request: Request) -> (path: Substring, query: Substring?) {
+        guard let target = request.head.path, target.utf8.first == UInt8(ascii: "/") else {
+            // Absolute form (`http://host/path?query`) or none: let the URI parser find the parts.
+            let path = request.uri.path
+            return (Substring(path), request.uri.query.map { Substring($0) })
+        }
+        guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else {
+            return (Substring(target), nil)
+        }
+        return (target[..<mark], target[target.index(after: mark)...])
+    }
+
+    /// Whether a query string has a parameter named exactly `Action`.
+    static func namesAction(_ query: Substring) -> Bool {
+        let name = "Action=".utf8
+        var atStart = true
+        var utf8 = query.utf8[...]
+        while !utf8.isEmpty {
+            if atStart, utf8.starts(with: name) { return true }
+            atStart = utf8.first == UInt8(ascii: "&")
+            utf8 = utf8.dropFirst()
+        }
+        return false
+    }
+
+    /// Whether a `Content-Type` is `application/x-www-form-urlencoded`, with or without parameters.
+    static func isFormContentType(_ value: String) -> Bool {
+        let form = "application/x-www-form-urlencoded".utf8
+        var utf8 = value.utf8[...]
+        while utf8.first == UInt8(ascii: " ") { utf8 = utf8.dropFirst() }
+        guard utf8.count >= form.count else { return false }
+        for (byte, expected) in zip(utf8, form) {
+            let lowered = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 0x20 : byte
+            if lowered != expected { return false }
+        }
+        let rest = utf8.dropFirst(form.count)
+        return rest.isEmpty || rest.first == UInt8(ascii: ";") || rest.first == UInt8(ascii: " ")
+    }
+}

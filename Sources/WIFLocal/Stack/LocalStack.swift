@@ -1,0 +1,190 @@
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// The local federation stack: one HTTP server on loopback that is at once a development OpenID Connect
+/// issuer, STS and S3, enforcing tokens, signatures and policies as AWS does.
+///
+/// Run it in-process around the code that uses it:
+///
+/// ```swift
+/// let configuration = LocalConfiguration.default(dataDirectory: "/tmp/wif-local")
+/// try await LocalStack.run(configuration) { endpoint in
+///     let alice = try endpoint.developmentToken(provider: "google", user: "alice")
+///     // send alice.token to STS at endpoint.url, then use S3 there with the credentials
+/// }
+/// ```
+///
+/// State (keys, objects, uploads) lives in the configuration's data directory and survives restarts.
+public enum LocalStack {
+    /// The `Server` header of every response.
+    static let serverName = "wif-local"
+
+    /// How long a graceful shutdown may wait for requests in flight before they are cancelled.
+    static let gracefulShutdownLimit = Duration.seconds(10)
+
+    /// Starts the stack, runs `body` with its endpoint, then shuts the server down gracefully and releases
+    /// the port, whether `body` returns or throws.
+    /// - Parameters:
+    ///   - configuration: The stack's configuration; port `0` picks a free port.
+    ///   - logger: Where to log; each request is logged at debug level (method, path, status, duration).
+    ///   - body: The code that uses the stack.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``LocalStackError`` when the configuration is invalid, the data directory unusable or the
+    ///   address cannot be bound; otherwise what `body` throws.
+    public static func run<T: Sendable>(
+        _ configuration: LocalConfiguration,
+        logger: Logger = Self.silentLogger,
+        isolation: isolated (any Actor)? = #isolation,
+        body: (LocalEndpoint) async throws -> T
+    ) async throws -> T {
+        let prepared = try Self.prepare(configuration, logger: logger)
+        let signal = StartupSignal()
+        let group = prepared.serviceGroup(stopsOnSignals: false, logger: logger) { port in
+            signal.resolve(.success(port))
+        }
+        return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { tasks in
+            tasks.addTask {
+                do {
+                    try await group.run()
+                } catch {
+                    signal.resolve(.failure(error))
+                    throw error
+                }
+                signal.resolve(.failure(LocalStackError("the server stopped before it was ready")))
+            }
+            let port: Int
+            do {
+                port = try await signal.wait()
+            } catch {
+                tasks.cancelAll()
+                while let _ = try? await tasks.next() {}
+                throw prepared.bindError(error)
+            }
+            let endpoint = LocalEndpoint(port: port, federation: prepared.federation)
+            let outcome: Result<T, any Error>
+            do {
+                outcome = .success(try await body(endpoint))
+            } catch {
+                outcome = .failure(error)
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            return try outcome.get()
+        }
+    }
+
+    /// Runs the stack until the process receives SIGINT or SIGTERM, then shuts it down gracefully.
+    /// - Parameters:
+    ///   - configuration: The stack's configuration; port `0` picks a free port.
+    ///   - logger: Where to log.
+    ///   - onReady: Called once, when the server listens, with its endpoint.
+    /// - Throws: ``LocalStackError`` when the configuration is invalid, the data directory unusable or the
+    ///   address cannot be bound.
+    public static func serve(
+        _ configuration: LocalConfiguration,
+        logger: Logger = Self.silentLogger,
+        onReady: @escaping @Sendable (LocalEndpoint) -> Void
+    ) async throws {
+        let prepared = try Self.prepare(configuration, logger: logger)
+        let federation = prepared.federation
+        let ready = Atomic<Bool>(false)
+        let group = prepared.serviceGroup(stopsOnSignals: true, logger: logger) { port in
+            onReady(LocalEndpoint(port: port, federation: federation))
+            ready.store(true, ordering: .releasing)
+        }
+        do {
+            try await group.run()
+        } catch {
+            if ready.load(ordering: .acquiring) { throw error }
+            throw prepared.bindError(error)
+        }
+    }
+
+    /// A logger that discards everything, the default of libraries.
+    public static let silentLogger = Logger(label: "wif.local", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    private static func prepare(_ configuration: LocalConfiguration, logger: Logger) throws(LocalStackError) -> PreparedStack {
+        try configuration.validate()
+        let state = try LocalState(configuration: configuration, logger: logger)
+        let authenticator = RequestAuthenticator(state: state)
+        let responder = LocalResponder(
+            issuer: try IssuerService(state: state),
+            sts: STSService(state: state, verifier: try TokenVerifier(state: state), authenticator: authenticator),
+            s3: try S3Service(state: state, authenticator: authenticator),
+            logger: logger
+        )
+        return PreparedStack(state: state, responder: responder, federation: try LocalFederation(state: state))
+    }
+}
+
+/// A stack whose services are built, ready to bind.
+private struct PreparedStack: Sendable {
+    let state: LocalState
+    let responder: LocalResponder
+    let federation: LocalFederation
+
+    var address: String { "\(self.state.configuration.host):\(self.state.configuration.port)" }
+
+    func serviceGroup(stopsOnSignals: Bool, logger: Logger, onRunning: @escaping @Sendable (Int) -> Void) -> ServiceGroup {
+        let configuration = self.state.configuration
+        let application = Application(
+            responder: self.responder,
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port),
+                serverName: LocalStack.serverName
+            ),
+            onServerRunning: { channel in onRunning(channel.localAddress?.port ?? configuration.port) },
+            logger: logger
+        )
+        var group = ServiceGroupConfiguration(
+            services: [.init(service: application)],
+            gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [],
+            logger: logger
+        )
+        group.maximumGracefulShutdownDuration = LocalStack.gracefulShutdownLimit
+        return ServiceGroup(configuration: group)
+    }
+
+    func bindError(_ error: any Error) -> any Error {
+        if error is LocalStackError || error is CancellationError { return error }
+        return LocalStackError("cannot listen on \(self.address): \(error)")
+    }
+}
+
+/// Hands the bound port from the server's start-up callback to the task waiting for it, or the error
+/// that stopped the server first. The first outcome wins.
+private final class StartupSignal: Sendable {
+    private enum State {
+        case waiting(CheckedContinuation<Int, any Error>?)
+        case resolved(Result<Int, any Error>)
+    }
+
+    private let state = Mutex<State>(.waiting(nil))
+
+    func resolve(_ outcome: Result<Int, any Error>) {
+        let continuation: CheckedContinuation<Int, any Error>? = self.state.withLock { state in
+            guard case .waiting(let continuation) = state else { return nil }
+            state = .resolved(outcome)
+            return continuation
+        }
+        continuation?.resume(with: outcome)
+    }
+
+    func wait() async throws -> Int {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
+            let outcome: Result<Int, any Error>? = self.state.withLock { state in
+                switch state {
+                case .waiting:
+                    state = .waiting(continuation)
+                    return nil
+                case .resolved(let outcome):
+                    return outcome
+                }
+            }
+            if let outcome { continuation.resume(with: outcome) }
+        }
+    }
+}

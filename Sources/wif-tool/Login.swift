@@ -1,0 +1,228 @@
+import ArgumentParser
+import Foundation
+import S3Partition
+import WIFCredentials
+import WIFLocal
+
+extension WIFTool {
+    /// `wif-tool login`: trade a web-identity token for temporary credentials and keep the sign-in.
+    struct Login: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sign in with a web identity and keep the session for the file commands.",
+            discussion: """
+                On the embedded local stack (no endpoint configured), --dev USER mints a development token \
+                for USER from --provider (default \(SignIn.defaultDevelopmentProvider); also facebook, amazon, \
+                cognito, oidc) and signs in with it: nothing to start by hand.
+
+                With a real identity provider, give the token with --token TOKEN (--token - reads standard \
+                input) or --token-file FILE (read again whenever credentials are renewed, so a rotated file \
+                keeps working), the --provider (facebook and amazon tokens need it; ID tokens default to \
+                oidc), the --role-arn to assume and the --bucket. The user's folder is \
+                --partition-template with {id} replaced by STS's SubjectFromWebIdentityToken (default \
+                {id}/; the embedded stack's roles use <provider>/{id}/).
+
+                The session (token source, role, temporary credentials and their expiry) is kept in \
+                $WIF_HOME/session.json (default ~/.wif; session.<account>.json with --account), readable by \
+                you only. Expired credentials are renewed on use while the token is valid.
+
+                Exit status: 0 signed in; 3 the token was refused or has expired; 4 the role's trust policy \
+                refused the identity; 6 a file could not be read or written; 7 STS could not be reached; \
+                64 bad options.
+                """
+        )
+
+        @OptionGroup var options: GlobalOptions
+        @OptionGroup var store: StoreOptions
+
+        @Option(name: .long, help: "Sign in as this development user on the embedded local stack.")
+        var dev: String?
+
+        @Option(name: .long, help: "The web-identity token, or '-' to read it from standard input.")
+        var token: String?
+
+        @Option(name: .long, help: "A file holding the web-identity token; read again at every renewal.")
+        var tokenFile: String?
+
+        @Option(name: .long, help: "The identity provider: google, facebook, amazon, cognito, oidc (default: WIF_PROVIDER, the config file).")
+        var provider: String?
+
+        @Option(name: .long, help: "The role to assume (default: WIF_ROLE_ARN, the config file, the embedded stack's role for the provider).")
+        var roleArn: String?
+
+        @Option(name: .long, help: "The folder template, with {id} for the user id (default: WIF_PARTITION_TEMPLATE, the config file, {id}/).")
+        var partitionTemplate: String?
+
+        @Option(name: .long, help: "The credentials' lifetime in seconds, 900 to 43200 (default: the role's, usually 3600).")
+        var duration: Int?
+
+        func validate() throws {
+            let given = [self.dev != nil, self.token != nil, self.tokenFile != nil].filter { $0 }.count
+            guard given == 1 else {
+                throw ValidationError(
+                    given == 0
+                        ? "give --dev USER (embedded stack), --token TOKEN or --token-file FILE"
+                        : "give only one of --dev, --token and --token-file")
+            }
+            if let dev, dev.isEmpty { throw ValidationError("--dev needs a user name, such as --dev alice") }
+            if let token, token.isEmpty { throw ValidationError("--token must not be empty") }
+            if let duration, !AssumeRoleWithWebIdentityRequest.durationSecondsRange.contains(duration) {
+                throw ValidationError("--duration must be 900 to 43200 seconds, not \(duration)")
+            }
+        }
+
+        func run() async throws {
+            try await reportingStoreErrors {
+                let configuration = try ToolConfiguration.resolve(
+                    store: self.store, region: self.options.region, roleArn: self.roleArn, provider: self.provider,
+                    partitionTemplate: self.partitionTemplate, environment: self.options.environment)
+                if self.dev != nil, case .remote(let s3, _) = configuration.target {
+                    throw CommandFailure(
+                        status: .usage,
+                        message: "--dev signs in on the embedded local stack, but the endpoint is \(s3.absoluteString); use --token or --token-file there (for a stack started with 'wif-tool local serve', 'wif-tool local token' prints one)")
+                }
+                let inputToken = try self.readGivenToken()
+                let session = try await StoreRuntime.withTarget(configuration, logger: self.options.makeLogger()) { context in
+                    try await self.signIn(context, givenToken: inputToken)
+                }
+                try SessionStore(file: configuration.sessionFile).save(session)
+                let summary = SessionSummary(session, account: configuration.account, now: Date())
+                if self.options.json {
+                    try printJSON(summary)
+                } else {
+                    printOut("Signed in as \(session.subject) (\(session.provider)).\n" + summary.text)
+                }
+            }
+        }
+
+        /// The token of `--token` or `--token-file`, trimmed; `nil` for `--dev`.
+        private func readGivenToken() throws(CommandFailure) -> String? {
+            if let tokenFile {
+                return try SignIn.readTokenFile(tokenFile)
+            }
+            guard let token else { return nil }
+            if token == "-" {
+                let data = FileHandle.standardInput.readDataToEndOfFile()
+                let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                guard !text.isEmpty else {
+                    throw CommandFailure(status: .usage, message: "--token - read nothing from standard input")
+                }
+                return text
+            }
+            return token.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        private func signIn(_ context: StoreContext, givenToken: String?) async throws -> StoredSession {
+            let configuration = context.configuration
+            let local = context.local
+            let now = Date()
+
+            // The token, its provider, and what the embedded stack says the provider's users get.
+            let token: String
+            let provider: String
+            var record: StoredSession.TokenRecord
+            var suggestedRole: String?
+            var suggestedBucket: String?
+            var developmentUser: String?
+            if let user = self.dev, let local {
+                provider = configuration.provider ?? SignIn.defaultDevelopmentProvider
+                let minted: DevelopmentToken
+                do {
+                    minted = try local.developmentToken(provider: provider, user: user, ttl: SignIn.developmentTokenLifetime)
+                } catch {
+                    throw CommandFailure(status: .usage, message: "cannot sign in as development user '\(user)': \(error.message)")
+                }
+                token = minted.token
+                record = StoredSession.TokenRecord(kind: .development, value: minted.token, expiration: minted.expiration)
+                suggestedRole = minted.roleArn
+                suggestedBucket = minted.bucket
+                developmentUser = user
+            } else {
+                guard let givenToken else {
+                    throw CommandFailure(status: .usage, message: "give --dev USER, --token TOKEN or --token-file FILE")
+                }
+                token = givenToken
+                let claims = UnverifiedJWTClaims(token: token)
+                if let expiration = claims?.expiration, expiration <= now {
+                    throw CommandFailure(
+                        status: .auth, message: "the token expired at \(expiration.formatted(.iso8601)); get a fresh one from the identity provider")
+                }
+                if let configured = configuration.provider {
+                    provider = configured
+                } else if let claims {
+                    provider = Self.providerName(forIssuer: claims.issuer, local: local)
+                } else {
+                    throw CommandFailure(
+                        status: .usage,
+                        message: "the token is not a JWT, so give --provider: facebook or amazon for their access tokens")
+                }
+                if let tokenFile {
+                    let path = URL(fileURLWithPath: tokenFile).standardizedFileURL.path
+                    record = StoredSession.TokenRecord(kind: .file, path: path, expiration: claims?.expiration)
+                } else {
+                    record = StoredSession.TokenRecord(kind: .token, value: token, expiration: claims?.expiration)
+                }
+                if let local {
+                    suggestedRole = local.roleArn(forProvider: provider)
+                }
+            }
+
+            guard let roleArn = configuration.roleArn ?? suggestedRole else {
+                throw CommandFailure(
+                    status: .usage, message: "give the role to assume with --role-arn (or WIF_ROLE_ARN, or role_arn in \(configuration.configFile.path))")
+            }
+            let localRole = local?.configuration.role(arn: roleArn)
+            guard let bucket = configuration.bucket ?? suggestedBucket ?? localRole?.bucket else {
+                throw CommandFailure(
+                    status: .usage, message: "give the shared bucket with --bucket (or WIF_BUCKET, or bucket in \(configuration.configFile.path))")
+            }
+
+            let providerId = SignIn.providerId(for: provider)
+            let claims = UnverifiedJWTClaims(token: token)
+            let sessionName = SignIn.sessionName(for: developmentUser ?? claims?.subject ?? provider)
+            var request = AssumeRoleWithWebIdentityRequest(roleArn: roleArn, roleSessionName: sessionName, providerId: providerId)
+            request.durationSeconds = self.duration
+            let client = try STSClient(
+                configuration: STSClient.Configuration(region: configuration.region, endpoint: context.stsEndpoint.absoluteString),
+                environment: [:])
+            let result = try await client.assumeRoleWithWebIdentity(request, webIdentityToken: token, logger: context.logger)
+
+            guard let subject = result.subjectFromWebIdentityToken ?? claims?.subject ?? developmentUser else {
+                throw CommandFailure(
+                    status: .failure, message: "STS did not say whose token this is (no SubjectFromWebIdentityToken), so the user's folder is unknown")
+            }
+            let template = configuration.partitionTemplate ?? localRole?.partitionTemplate ?? PartitionPrefix.defaultTemplate
+            let prefix = try PartitionPrefix.make(template: template, userId: subject)
+
+            return StoredSession(
+                target: configuration.target.identifier,
+                stsEndpoint: local == nil ? context.stsEndpoint.absoluteString : nil,
+                region: configuration.region,
+                provider: provider,
+                providerId: providerId,
+                subject: subject,
+                roleArn: roleArn,
+                assumedRoleArn: result.assumedRoleUser?.arn,
+                roleSessionName: sessionName,
+                bucket: bucket,
+                prefix: prefix.value,
+                partitionTemplate: template,
+                token: record,
+                credentials: StoredSession.CredentialRecord(result.credentials),
+                signedInAt: now
+            )
+        }
+
+        /// The provider profile whose tokens carry `issuer`, on the embedded stack; `oidc` otherwise.
+        static func providerName(forIssuer issuer: String?, local: LocalEndpoint?) -> String {
+            guard let issuer else { return "oidc" }
+            if let profile = local?.configuration.providers.first(where: { $0.issuer == issuer }) {
+                return profile.name
+            }
+            switch ProviderProfile.keyPrefix(ofIssuer: issuer) {
+            case "accounts.google.com": return "google"
+            case "cognito-identity.amazonaws.com": return "cognito"
+            default: return "oidc"
+            }
+        }
+    }
+}

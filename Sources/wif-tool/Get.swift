@@ -1,0 +1,156 @@
+import ArgumentParser
+import Foundation
+import S3Partition
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension WIFTool {
+    /// `wif-tool get`: download files from the signed-in user's folder.
+    struct Get: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Download files from your folder of the shared bucket.",
+            discussion: """
+                get NAME writes the file to -o PATH (default: NAME's last segment in the current folder; \
+                a PATH that is a folder or ends in '/' receives the file under that name). get --recursive \
+                PREFIX -o DIR downloads every file whose name starts with PREFIX into DIR, keeping the \
+                names' folders below PREFIX's last '/'. get --key KEY reads an object by its full key in \
+                the bucket, outside your folder: the bucket's policy decides (another user's file is \
+                refused with AccessDenied).
+
+                A download is written to a temporary file and moved into place only once complete and \
+                verified (length, ETag or checksum), so the destination is either the whole file or \
+                untouched, even when the command is killed. Large objects arrive as parallel ranges.
+
+                Exit status: 0 downloaded; 3 not signed in or the sign-in expired; 4 access denied; 5 no \
+                such file; 6 a local file cannot be written; 7 network, service or verification failure; \
+                64 a refused name or bad options.
+                """
+        )
+
+        @OptionGroup var options: GlobalOptions
+        @OptionGroup var store: StoreOptions
+
+        @Flag(name: [.short, .long], help: "Download every file whose name starts with PREFIX.")
+        var recursive = false
+
+        @Flag(name: .long, help: "Treat the argument as a full key in the bucket, not a name in your folder.")
+        var key = false
+
+        @Option(name: [.short, .customLong("output")], help: "The destination file (or folder, with --recursive).")
+        var output: String?
+
+        @Argument(help: "The name to download (with --recursive, the name prefix; with --key, the key).")
+        var name: String
+
+        func validate() throws {
+            if self.recursive && self.key { throw ValidationError("--key reads one object; it cannot be combined with --recursive") }
+            if let output, output.isEmpty { throw ValidationError("-o needs a path") }
+        }
+
+        struct Downloaded: Encodable {
+            var name: String
+            var path: String
+            var size: Int64
+            var eTag: String?
+        }
+
+        struct Output: Encodable {
+            var bucket: String
+            var prefix: String
+            var downloaded: [Downloaded]
+        }
+
+        func run() async throws {
+            try await reportingStoreErrors {
+                let configuration = try ToolConfiguration.resolve(
+                    store: self.store, region: self.options.region, environment: self.options.environment)
+                let staging = DownloadStaging.prepare(home: configuration.home)
+                defer { staging.cleanUp() }
+                let result = try await SignedInStore.with(configuration, logger: self.options.makeLogger()) { files in
+                    let plan: [(name: String, path: String)]
+                    if self.recursive {
+                        plan = try await self.folderPlan(files)
+                    } else {
+                        if !self.key { _ = try files.bucket.key(for: self.name) }
+                        plan = [(self.name, try Self.destination(for: self.name, output: self.output))]
+                    }
+                    var downloaded: [Downloaded] = []
+                    for item in plan {
+                        let staged = staging.stagingPath(for: item.path)
+                        let bar = ProgressBar.standardError(label: item.name, total: nil, quiet: self.store.quiet)
+                        let progress: TransferProgressHandler = { bar.update(bytes: $0.bytesTransferred, total: $0.totalBytes) }
+                        let metadata: ObjectMetadata
+                        if self.key {
+                            metadata = try await files.client.getObject(
+                                bucket: files.session.bucket, key: item.name, toFile: staged, progress: progress, logger: files.logger)
+                        } else {
+                            metadata = try await files.reportingMissing(item.name) {
+                                try await files.bucket.get(item.name, toFile: staged, progress: progress, logger: files.logger)
+                            }
+                        }
+                        bar.finish()
+                        try staging.finish(staged: staged, destination: item.path)
+                        if !self.options.json && !self.store.quiet {
+                            let source = self.key ? "s3://\(files.session.bucket)/\(item.name)" : files.url(of: item.name)
+                            printOut("downloaded \(source) -> \(item.path) (\(ProgressBar.bytes(metadata.contentLength)))\n")
+                        }
+                        downloaded.append(Downloaded(name: item.name, path: item.path, size: metadata.contentLength, eTag: metadata.eTag))
+                    }
+                    return Output(bucket: files.session.bucket, prefix: files.session.prefix, downloaded: downloaded)
+                }
+                if self.options.json { try printJSON(result) }
+            }
+        }
+
+        /// Where a single download goes.
+        static func destination(for name: String, output: String?) throws(CommandFailure) -> String {
+            let fileName = String(name.split(separator: "/").last ?? Substring(name))
+            guard let output else {
+                return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(fileName).path
+            }
+            var isFolder: ObjCBool = false
+            if output.hasSuffix("/") || (FileManager.default.fileExists(atPath: output, isDirectory: &isFolder) && isFolder.boolValue) {
+                guard FileManager.default.fileExists(atPath: output, isDirectory: &isFolder), isFolder.boolValue else {
+                    throw CommandFailure(status: .io, message: "folder \(output) does not exist")
+                }
+                return URL(fileURLWithPath: output).appendingPathComponent(fileName).path
+            }
+            let parent = URL(fileURLWithPath: output).deletingLastPathComponent().path
+            guard FileManager.default.fileExists(atPath: parent, isDirectory: &isFolder), isFolder.boolValue else {
+                throw CommandFailure(status: .io, message: "cannot write \(output): folder \(parent) does not exist")
+            }
+            return URL(fileURLWithPath: output).path
+        }
+
+        /// The files under the prefix and their destinations below the output folder.
+        private func folderPlan(_ files: SignedInStore) async throws -> [(name: String, path: String)] {
+            let folder = URL(fileURLWithPath: self.output ?? FileManager.default.currentDirectoryPath, isDirectory: true)
+            let base = self.name.lastIndex(of: "/").map { String(self.name[...$0]) } ?? ""
+            var plan: [(name: String, path: String)] = []
+            for try await object in try files.bucket.list(prefix: self.name, logger: files.logger).objects {
+                guard !object.name.hasSuffix("/") else { continue }
+                let relative = String(object.name.dropFirst(base.count))
+                plan.append((object.name, folder.appendingPathComponent(relative).path))
+            }
+            guard !plan.isEmpty else {
+                throw CommandFailure(
+                    status: .notFound, message: self.name.isEmpty ? "your folder is empty" : "no files have names starting with '\(self.name)'")
+            }
+            for item in plan {
+                let parent = URL(fileURLWithPath: item.path).deletingLastPathComponent()
+                do {
+                    try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+                } catch {
+                    throw CommandFailure(status: .io, message: "cannot create folder \(parent.path): \(error.localizedDescription)")
+                }
+            }
+            return plan
+        }
+    }
+}

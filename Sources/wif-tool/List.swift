@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import S3Partition
+
+extension WIFTool {
+    /// `wif-tool list`: the names in the signed-in user's folder.
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list",
+            abstract: "List the files in your folder of the shared bucket.",
+            discussion: """
+                Prints one name per line, in name order, for every file whose name starts with PREFIX \
+                (all files when no PREFIX is given). --long adds the size in bytes and the time of the \
+                last write: 'SIZE  TIME  NAME'. --json prints {"bucket", "prefix", "objects": [{"name", \
+                "size", "lastModified", "eTag"}]}.
+
+                Exit status: 0 listed (also when nothing matches); 3 not signed in or the sign-in expired; \
+                4 access denied; 7 network or service failure; 64 a refused prefix or bad options.
+                """
+        )
+
+        @OptionGroup var options: GlobalOptions
+        @OptionGroup var store: StoreOptions
+
+        @Flag(name: [.short, .long], help: "Show sizes and times.")
+        var long = false
+
+        @Argument(help: "List only names starting with this.")
+        var prefix: String = ""
+
+        struct Entry: Encodable {
+            var name: String
+            var size: Int64
+            var lastModified: Date?
+            var eTag: String?
+        }
+
+        struct Output: Encodable {
+            var bucket: String
+            var prefix: String
+            var objects: [Entry]
+        }
+
+        func run() async throws {
+            try await reportingStoreErrors {
+                let configuration = try ToolConfiguration.resolve(
+                    store: self.store, region: self.options.region, environment: self.options.environment)
+                let output = try await SignedInStore.with(configuration, logger: self.options.makeLogger()) { files in
+                    var entries: [Entry] = []
+                    for try await object in try files.bucket.list(prefix: self.prefix, logger: files.logger).objects {
+                        entries.append(Entry(name: object.name, size: object.size, lastModified: object.lastModified, eTag: object.eTag))
+                    }
+                    return Output(bucket: files.session.bucket, prefix: files.session.prefix, objects: entries)
+                }
+                if self.options.json {
+                    try printJSON(output)
+                } else if self.long {
+                    printOut(Self.longListing(output.objects))
+                } else {
+                    printOut(output.objects.map { $0.name + "\n" }.joined())
+                }
+            }
+        }
+
+        /// `SIZE  TIME  NAME` lines, sizes right-aligned.
+        static func longListing(_ entries: [Entry]) -> String {
+            let width = entries.map { String($0.size).count }.max() ?? 0
+            return entries.map { entry in
+                let size = String(entry.size)
+                let time = entry.lastModified.map { $0.formatted(.iso8601) } ?? "-"
+                return String(repeating: " ", count: width - size.count) + size + "  " + time + "  " + entry.name + "\n"
+            }.joined()
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import ArgumentParser
+import Foundation
+import S3Partition
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension WIFTool {
+    /// `wif-tool put`: upload files into the signed-in user's folder.
+    struct Put: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Upload files into your folder of the shared bucket.",
+            discussion: """
+                Each FILE is stored under its file name, or under --as NAME (a NAME ending in '/' is a \
+                folder the file goes into). --recursive DIR uploads every regular file below DIR, named \
+                by its path relative to DIR under --to PREFIX (default: DIR's own name followed by '/'; \
+                --to '' stores them at the top of your folder).
+
+                Names are checked before anything is sent: empty names, '.' or '..' segments, a leading \
+                '/', '//', backslashes, control characters and keys over 1,024 bytes are refused, with \
+                the rule in the message. Large files go up in parallel parts; every upload carries a \
+                SHA-256 checksum that S3 verifies. A progress bar appears on a terminal when a transfer \
+                takes more than a second (--quiet hides it).
+
+                Exit status: 0 all uploaded; 3 not signed in or the sign-in expired; 4 access denied; \
+                6 a local file cannot be read; 7 network or service failure; 64 a refused name or bad options.
+                """
+        )
+
+        @OptionGroup var options: GlobalOptions
+        @OptionGroup var store: StoreOptions
+
+        @Flag(name: [.short, .long], help: "Upload the files below a folder.")
+        var recursive = false
+
+        @Option(name: .customLong("as"), help: "The name to store a single FILE under.")
+        var name: String?
+
+        @Option(name: .long, help: "With --recursive, the name prefix to store the files under.")
+        var to: String?
+
+        @Argument(help: "The files to upload (or, with --recursive, one folder).")
+        var paths: [String] = []
+
+        func validate() throws {
+            guard !self.paths.isEmpty else {
+                throw ValidationError(self.recursive ? "give the folder to upload: put --recursive DIR" : "give at least one FILE to upload")
+            }
+            if self.recursive {
+                guard self.paths.count == 1 else { throw ValidationError("--recursive uploads one folder; give exactly one DIR") }
+                if self.name != nil { throw ValidationError("--as names a single file; with --recursive use --to PREFIX") }
+            } else {
+                if self.to != nil { throw ValidationError("--to is for --recursive; name a single file with --as NAME") }
+                if self.name != nil && self.paths.count != 1 {
+                    throw ValidationError("--as names a single file, but \(self.paths.count) files were given")
+                }
+            }
+        }
+
+        struct Uploaded: Encodable {
+            var name: String
+            var file: String
+            var size: Int64
+            var eTag: String?
+            var checksum: String?
+            var parts: Int
+        }
+
+        struct Output: Encodable {
+            var bucket: String
+            var prefix: String
+            var uploaded: [Uploaded]
+        }
+
+        func run() async throws {
+            try await reportingStoreErrors {
+                let configuration = try ToolConfiguration.resolve(
+                    store: self.store, region: self.options.region, environment: self.options.environment)
+                let plan = try self.plan()
+                let uploaded = try await SignedInStore.with(configuration, logger: self.options.makeLogger()) { files in
+                    // Every name is checked before the first request.
+                    for item in plan { _ = try files.bucket.key(for: item.name) }
+                    var uploaded: [Uploaded] = []
+                    for item in plan {
+                        let bar = ProgressBar.standardError(label: item.name, total: item.size, quiet: self.store.quiet)
+                        let result = try await files.bucket.put(
+                            item.name, fromFile: item.path, progress: { bar.update(bytes: $0.bytesTransferred, total: $0.totalBytes) },
+                            logger: files.logger)
+                        bar.finish()
+                        let entry = Uploaded(
+                            name: item.name, file: item.path, size: result.size, eTag: result.eTag, checksum: result.checksum,
+                            parts: result.partCount)
+                        if !self.options.json && !self.store.quiet {
+                            printOut("uploaded \(item.path) -> \(files.url(of: item.name)) (\(ProgressBar.bytes(result.size)))\n")
+                        }
+                        uploaded.append(entry)
+                    }
+                    return Output(bucket: files.session.bucket, prefix: files.session.prefix, uploaded: uploaded)
+                }
+                if self.options.json { try printJSON(uploaded) }
+            }
+        }
+
+        struct Item: Sendable {
+            var path: String
+            var name: String
+            var size: Int64
+        }
+
+        /// The files to upload and their names, after checking that every file can be read.
+        func plan() throws(CommandFailure) -> [Item] {
+            if self.recursive {
+                return try Self.folderPlan(self.paths[0], prefix: self.to)
+            }
+            var items: [Item] = []
+            for path in self.paths {
+                let size = try Self.regularFileSize(path)
+                let fileName = URL(fileURLWithPath: path).lastPathComponent
+                var name = self.name ?? fileName
+                if name.hasSuffix("/") { name += fileName }
+                items.append(Item(path: path, name: name, size: size))
+            }
+            return items
+        }
+
+        /// Every regular file below `folder`, named by its relative path under `prefix`.
+        static func folderPlan(_ folder: String, prefix: String?) throws(CommandFailure) -> [Item] {
+            let root = URL(fileURLWithPath: folder).standardizedFileURL
+            var info = stat()
+            guard stat(root.path, &info) == 0 else {
+                throw CommandFailure(status: .io, message: "cannot read folder \(folder): \(String(cString: strerror(errno)))")
+            }
+            guard (info.st_mode & S_IFMT) == S_IFDIR else {
+                throw CommandFailure(status: .usage, message: "\(folder) is not a folder; --recursive uploads a folder")
+            }
+            var namePrefix = prefix ?? (root.lastPathComponent + "/")
+            if !namePrefix.isEmpty && !namePrefix.hasSuffix("/") { namePrefix += "/" }
+            guard let enumerator = FileManager.default.enumerator(atPath: root.path) else {
+                throw CommandFailure(status: .io, message: "cannot list folder \(folder)")
+            }
+            var items: [Item] = []
+            while let relative = enumerator.nextObject() as? String {
+                let path = root.appendingPathComponent(relative).path
+                var entry = stat()
+                guard lstat(path, &entry) == 0, (entry.st_mode & S_IFMT) == S_IFREG else { continue }
+                items.append(Item(path: path, name: namePrefix + relative, size: Int64(entry.st_size)))
+            }
+            guard !items.isEmpty else {
+                throw CommandFailure(status: .usage, message: "folder \(folder) holds no files to upload")
+            }
+            return items.sorted { $0.name < $1.name }
+        }
+
+        /// The size of a readable regular file.
+        static func regularFileSize(_ path: String) throws(CommandFailure) -> Int64 {
+            var info = stat()
+            guard stat(path, &info) == 0 else {
+                throw CommandFailure(status: .io, message: "cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            if (info.st_mode & S_IFMT) == S_IFDIR {
+                throw CommandFailure(status: .usage, message: "\(path) is a folder; upload folders with put --recursive")
+            }
+            guard (info.st_mode & S_IFMT) == S_IFREG else {
+                throw CommandFailure(status: .io, message: "\(path) is not a regular file")
+            }
+            guard access(path, R_OK) == 0 else {
+                throw CommandFailure(status: .io, message: "cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            return Int64(info.st_size)
+        }
+    }
+}

@@ -25,12 +25,16 @@ extension S3Service {
                 throw ObjectStoreError.malformedXML("the root element must be CreateBucketConfiguration, not \(document.name)")
             }
             let constraint = document.child("LocationConstraint")?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-            if !constraint.isEmpty, constraint != region || region == "us-east-1" {
+            if !constraint.isEmpty, constraint != region {
                 throw AWSErrorResponse(
-                    region == "us-east-1" ? "InvalidLocationConstraint" : "IllegalLocationConstraintException",
-                    region == "us-east-1"
-                        ? "The specified location-constraint is not valid"
-                        : "The \(constraint) location constraint is incompatible for the region specific endpoint this request was sent to.",
+                    "IllegalLocationConstraintException",
+                    "The \(constraint) location constraint is incompatible for the region specific endpoint this request was sent to.",
+                    details: [("LocationConstraint", constraint)])
+            }
+            if constraint == "us-east-1" {
+                // S3 refuses an explicit us-east-1: that region is the default and takes no constraint.
+                throw AWSErrorResponse(
+                    "InvalidLocationConstraint", "The specified location-constraint is not valid",
                     details: [("LocationConstraint", constraint)])
             }
         }

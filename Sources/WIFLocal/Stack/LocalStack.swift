@@ -132,6 +132,7 @@ private struct PreparedStack: Sendable {
         let configuration = self.state.configuration
         let application = Application(
             responder: self.responder,
+            server: .http1(configuration: .init(additionalChannelHandlers: [ExpectContinueHandler()])),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: LocalStack.serverName

@@ -1,0 +1,228 @@
+extension S3Client {
+    /// How an ``S3Client`` reaches S3, checks bodies, retries and splits transfers.
+    public struct Configuration: Sendable, Hashable {
+        /// The region to sign for and whose endpoint to call (`https://s3.<region>.amazonaws.com`).
+        ///
+        /// `nil` reads `AWS_REGION`, then `AWS_DEFAULT_REGION` from the environment given to the
+        /// client, and falls back to `us-east-1`.
+        public var region: String?
+        /// An explicit endpoint URL, such as `http://127.0.0.1:9000` for a local S3 server. It wins over
+        /// `AWS_ENDPOINT_URL_S3` and `AWS_ENDPOINT_URL`, which win over the regional endpoint. A path
+        /// after the host is kept in front of every request's path.
+        public var endpoint: String?
+        /// Path-style or virtual-hosted-style requests.
+        public var addressingStyle: AddressingStyle
+        /// The checksum sent with uploads for S3 to verify, and stored with the object.
+        public var checksumAlgorithm: ChecksumAlgorithm
+        /// Whether upload bodies are signed with their SHA-256. When `false`, bodies sent over HTTPS
+        /// are marked `UNSIGNED-PAYLOAD` (TLS protects them; the checksum still lets S3 verify them);
+        /// over plain HTTP they are always signed.
+        public var signsPayload: Bool
+        /// How failed requests are retried.
+        public var retry: Retry
+        /// How long a request may wait for S3's answer to begin.
+        public var timeout: Duration
+        /// How large transfers are split and run in parallel.
+        public var transfer: Transfer
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - region: The region, or `nil` to read it from the environment.
+        ///   - endpoint: An endpoint URL that overrides the environment and the regional default.
+        ///   - addressingStyle: Path-style or virtual-hosted requests; ``AddressingStyle/auto`` by default.
+        ///   - checksumAlgorithm: The upload checksum; SHA-256 by default.
+        ///   - signsPayload: Whether upload bodies are signed over HTTPS too.
+        ///   - retry: How failed requests are retried.
+        ///   - timeout: How long a request may wait for the answer to begin.
+        ///   - transfer: Multipart and parallel download settings.
+        public init(
+            region: String? = nil,
+            endpoint: String? = nil,
+            addressingStyle: AddressingStyle = .auto,
+            checksumAlgorithm: ChecksumAlgorithm = .sha256,
+            signsPayload: Bool = true,
+            retry: Retry = Retry(),
+            timeout: Duration = .seconds(120),
+            transfer: Transfer = Transfer()
+        ) {
+            self.region = region
+            self.endpoint = endpoint
+            self.addressingStyle = addressingStyle
+            self.checksumAlgorithm = checksumAlgorithm
+            self.signsPayload = signsPayload
+            self.retry = retry
+            self.timeout = timeout
+            self.transfer = transfer
+        }
+    }
+
+    /// Where the bucket name goes in a request.
+    public struct AddressingStyle: Sendable, Hashable, CustomStringConvertible {
+        enum Base: String, Sendable, Hashable {
+            case auto
+            case path
+            case virtualHosted
+        }
+
+        let base: Base
+
+        /// Virtual-hosted style on AWS endpoints for buckets whose names are valid host labels without
+        /// dots; path style for custom endpoints, IP addresses, `localhost` and dotted bucket names
+        /// (whose host names would not match the TLS certificate).
+        public static let auto = AddressingStyle(base: .auto)
+        /// `https://s3.<region>.amazonaws.com/<bucket>/<key>`: the bucket is the first path segment.
+        public static let path = AddressingStyle(base: .path)
+        /// `https://<bucket>.s3.<region>.amazonaws.com/<key>`: the bucket is part of the host name.
+        public static let virtualHosted = AddressingStyle(base: .virtualHosted)
+
+        /// `auto`, `path` or `virtualHosted`.
+        public var description: String { self.base.rawValue }
+    }
+
+    /// A checksum S3 verifies on upload and keeps with the object.
+    public struct ChecksumAlgorithm: Sendable, Hashable, CustomStringConvertible {
+        enum Base: String, Sendable, Hashable {
+            case sha256 = "SHA256"
+            case crc32 = "CRC32"
+            case none = "NONE"
+        }
+
+        let base: Base
+
+        /// `x-amz-checksum-sha256`: the same SHA-256 that signs the body, so it costs nothing extra.
+        public static let sha256 = ChecksumAlgorithm(base: .sha256)
+        /// `x-amz-checksum-crc32`: cheaper than SHA-256 when bodies are not signed.
+        public static let crc32 = ChecksumAlgorithm(base: .crc32)
+        /// No checksum header; a signed body is still verified through its signed SHA-256.
+        public static let none = ChecksumAlgorithm(base: .none)
+
+        /// `SHA256`, `CRC32` or `NONE`, as S3's `x-amz-checksum-algorithm` names them.
+        public var description: String { self.base.rawValue }
+    }
+
+    /// Jittered exponential backoff for failures that may pass: 5xx answers, throttling (`429`,
+    /// `SlowDown`), timeouts and broken connections.
+    ///
+    /// Before retry *n* (1-based) the client waits a random duration between half and all of
+    /// `min(maxDelay, baseDelay × 2ⁿ⁻¹)`.
+    public struct Retry: Sendable, Hashable {
+        /// How many attempts to make in all, the first included; `1` disables retries. A retry with
+        /// fresh credentials after `ExpiredToken` does not count.
+        public var maxAttempts: Int
+        /// The backoff ceiling before the first retry.
+        public var baseDelay: Duration
+        /// The largest ceiling the backoff grows to.
+        public var maxDelay: Duration
+
+        /// Creates a retry policy.
+        /// - Parameters:
+        ///   - maxAttempts: Attempts in all, at least 1.
+        ///   - baseDelay: The backoff ceiling before the first retry.
+        ///   - maxDelay: The largest backoff ceiling, at least `baseDelay`.
+        public init(maxAttempts: Int = 5, baseDelay: Duration = .milliseconds(100), maxDelay: Duration = .seconds(10)) {
+            self.maxAttempts = maxAttempts
+            self.baseDelay = baseDelay
+            self.maxDelay = maxDelay
+        }
+
+        /// No retries: the first failure is reported.
+        public static let disabled = Retry(maxAttempts: 1)
+
+        /// The wait before retry `retry`.
+        /// - Parameters:
+        ///   - retry: Which retry this is, starting at 1.
+        ///   - jitter: A number in `0...1` choosing where in the jitter range to land.
+        /// - Returns: A duration between half and all of the backoff ceiling for that retry.
+        public func delay(beforeRetry retry: Int, jitter: Double) -> Duration {
+            let ceiling = self.ceiling(beforeRetry: retry)
+            let unit = min(max(jitter.isFinite ? jitter : 0, 0), 1)
+            return ceiling / 2 + (ceiling / 2) * unit
+        }
+
+        /// The upper end of the wait before retry `retry`.
+        func ceiling(beforeRetry retry: Int) -> Duration {
+            // Capping the exponent keeps the multiplication from overflowing.
+            let exponent = min(max(retry - 1, 0), 30)
+            let factor = 1 << exponent
+            if self.baseDelay > self.maxDelay / factor { return self.maxDelay }
+            return min(self.baseDelay * factor, self.maxDelay)
+        }
+
+        func validate() throws(S3Error) {
+            if self.maxAttempts < 1 {
+                throw .invalidConfiguration("S3 retry maxAttempts is \(self.maxAttempts); it must be at least 1")
+            }
+            if self.baseDelay < .zero {
+                throw .invalidConfiguration("S3 retry baseDelay is \(self.baseDelay); it must not be negative")
+            }
+            if self.maxDelay < self.baseDelay {
+                throw .invalidConfiguration("S3 retry maxDelay (\(self.maxDelay)) is shorter than baseDelay (\(self.baseDelay))")
+            }
+        }
+    }
+
+    /// How large objects move: multipart uploads and parallel ranged downloads.
+    public struct Transfer: Sendable, Hashable {
+        /// S3's smallest part (except the last one of an upload): 5 MiB.
+        public static let minimumPartSize = 5 * 1024 * 1024
+        /// S3's largest part: 5 GiB.
+        public static let maximumPartSize = 5 * 1024 * 1024 * 1024
+        /// S3's most parts in one upload.
+        public static let maximumPartCount = 10_000
+
+        /// Files of at least this many bytes are uploaded in parts, and objects larger than this are
+        /// downloaded as parallel ranges.
+        public var multipartThreshold: Int
+        /// The size of each part and range; raised for files so large that they would need more than
+        /// 10,000 parts.
+        public var partSize: Int
+        /// How many parts of one object move at the same time.
+        public var concurrency: Int
+        /// Whether downloads check the object's ETag (an MD5 for single-part, unencrypted objects) and
+        /// any checksum S3 returns. Length is always checked.
+        public var verifiesDownloads: Bool
+        /// Whether a downloaded file is flushed to disk (`fsync`) before it is renamed into place.
+        public var syncsDownloads: Bool
+
+        /// Creates transfer settings.
+        /// - Parameters:
+        ///   - multipartThreshold: The size from which transfers are split; at least 1.
+        ///   - partSize: Bytes per part, 5 MiB to 5 GiB.
+        ///   - concurrency: Parts moving at once, 1 to 64.
+        ///   - verifiesDownloads: Whether downloads check ETags and checksums.
+        ///   - syncsDownloads: Whether downloads are flushed to disk before the rename.
+        public init(
+            multipartThreshold: Int = 16 * 1024 * 1024,
+            partSize: Int = 16 * 1024 * 1024,
+            concurrency: Int = 8,
+            verifiesDownloads: Bool = true,
+            syncsDownloads: Bool = false
+        ) {
+            self.multipartThreshold = multipartThreshold
+            self.partSize = partSize
+            self.concurrency = concurrency
+            self.verifiesDownloads = verifiesDownloads
+            self.syncsDownloads = syncsDownloads
+        }
+
+        func validate() throws(S3Error) {
+            if self.multipartThreshold < 1 {
+                throw .invalidConfiguration("multipartThreshold is \(self.multipartThreshold); it must be at least 1")
+            }
+            if self.partSize < Self.minimumPartSize || self.partSize > Self.maximumPartSize {
+                throw .invalidConfiguration(
+                    "partSize is \(self.partSize) bytes; S3 parts are \(Self.minimumPartSize) bytes (5 MiB) to 5 GiB")
+            }
+            if self.concurrency < 1 || self.concurrency > 64 {
+                throw .invalidConfiguration("transfer concurrency is \(self.concurrency); it must be 1 to 64")
+            }
+        }
+
+        /// The part size for an object of `size` bytes: the configured size, raised so that at most
+        /// 10,000 parts are needed.
+        func partSize(forObjectOfSize size: Int64) -> Int {
+            let needed = (size + Int64(Self.maximumPartCount) - 1) / Int64(Self.maximumPartCount)
+            return Int(max(Int64(self.partSize), needed))
+        }
+    }
+}

@@ -1,0 +1,327 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import Synchronization
+import WIFCredentials
+
+/// An S3 client over AsyncHTTPClient, signing every request with SigV4 and credentials from a
+/// ``WIFCredentials/CredentialProvider``.
+///
+/// It calls AWS's regional endpoint (`https://s3.<region>.amazonaws.com`) or a custom one
+/// (``Configuration/endpoint``, `AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`), addressing buckets in
+/// the host name or the path (``AddressingStyle``). Bodies stream in both directions: memory does not
+/// grow with object size. Files are uploaded in parallel parts above
+/// ``Transfer/multipartThreshold`` and downloaded as parallel ranges into a temporary file that is
+/// renamed into place only once complete and verified.
+///
+/// Failures that may pass (5xx answers, throttling, broken connections) are retried with jittered
+/// exponential backoff; a retried part is sent again from its offset in the file, so a retry never
+/// corrupts an object. When S3 answers `ExpiredToken`, `InvalidAccessKeyId` or `InvalidToken`, the
+/// client tells the provider to forget those credentials and retries once with fresh ones.
+///
+/// ```swift
+/// let s3 = try S3Client(
+///     configuration: .init(region: "eu-west-1"),
+///     credentialProvider: provider
+/// )
+/// try await s3.putObject(bucket: "wif-personal", key: "1001/notes.txt", bytes: Array("hello".utf8))
+/// let result = try await s3.putObject(bucket: "wif-personal", key: "1001/video.mp4", fromFile: "video.mp4") {
+///     print($0)
+/// }
+/// ```
+public struct S3Client: Sendable {
+    /// The configuration the client was created with.
+    public let configuration: Configuration
+    /// The region requests are signed for.
+    public let region: String
+    /// Where requests go.
+    public let endpoint: S3Endpoint
+
+    let credentialProvider: any CredentialProvider
+    let httpClient: HTTPClient
+    let timeSource: TimeSource
+    let jitter: @Sendable () -> Double
+    let clockOffset: ClockOffset
+
+    /// The bytes read from a file per chunk of a request body.
+    static let fileChunkSize = 512 * 1024
+    /// Files up to this size are read into memory whole and sent in one write.
+    static let smallFileSize = 1024 * 1024
+
+    /// Creates a client.
+    /// - Parameters:
+    ///   - configuration: Region, endpoint, addressing, checksum, retry and transfer settings.
+    ///   - credentialProvider: Where credentials come from; asked before every request (providers
+    ///     cache), and told to forget credentials S3 refuses.
+    ///   - environment: Environment variables consulted for the region and endpoint; pass a
+    ///     dictionary to keep the process environment out of it.
+    ///   - httpClient: The HTTP client to send requests with; the shared one by default.
+    ///   - timeSource: The clock that dates signatures and the sleep between retries.
+    /// - Throws: ``S3Error`` with code ``S3Error/Code/invalidConfiguration`` for a malformed region,
+    ///   endpoint, retry or transfer setting.
+    public init(
+        configuration: Configuration = Configuration(),
+        credentialProvider: some CredentialProvider,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        httpClient: HTTPClient = .shared,
+        timeSource: TimeSource = .system
+    ) throws(S3Error) {
+        try self.init(
+            configuration: configuration, credentialProvider: credentialProvider, environment: environment,
+            httpClient: httpClient, timeSource: timeSource, jitter: { Double.random(in: 0...1) })
+    }
+
+    /// Creates a client whose backoff jitter is chosen by `jitter`.
+    package init(
+        configuration: Configuration,
+        credentialProvider: some CredentialProvider,
+        environment: [String: String],
+        httpClient: HTTPClient,
+        timeSource: TimeSource,
+        jitter: @escaping @Sendable () -> Double
+    ) throws(S3Error) {
+        try configuration.retry.validate()
+        try configuration.transfer.validate()
+        if configuration.timeout <= .zero {
+            throw .invalidConfiguration("S3 timeout is \(configuration.timeout); it must be positive")
+        }
+        let (region, endpoint) = try S3Endpoint.resolve(configuration, environment: environment)
+        self.configuration = configuration
+        self.region = region
+        self.endpoint = endpoint
+        self.credentialProvider = credentialProvider
+        self.httpClient = httpClient
+        self.timeSource = timeSource
+        self.jitter = jitter
+        self.clockOffset = ClockOffset()
+    }
+
+    // MARK: Sending
+
+    /// Sends a request, retrying as ``Configuration/retry`` says, and hands a successful (2xx) answer
+    /// to `handle`. An error `handle` throws is retried the same way when it may pass (a broken
+    /// connection while reading the body), so `handle` must be safe to run again.
+    func perform<Result>(
+        _ request: S3Request,
+        logger: Logger,
+        progress: ProgressTracker? = nil,
+        handle: (S3Response) async throws -> Result
+    ) async throws -> Result {
+        var state = S3RetryState(policy: self.configuration.retry)
+        while true {
+            try Task.checkCancellation()
+            let credentials = try await self.credentials(for: request, logger: logger)
+            let attemptProgress = AttemptProgress(progress)
+            var serverDate: Date?
+            do {
+                let httpRequest = try self.prepare(request, credentials: credentials, progress: attemptProgress)
+                let response: HTTPClientResponse
+                do {
+                    response = try await self.httpClient.execute(
+                        httpRequest, deadline: .now() + .nanoseconds(Self.nanoseconds(self.configuration.timeout)),
+                        logger: logger)
+                } catch {
+                    throw self.transportError(error, request)
+                }
+                let status = Int(response.status.code)
+                let answer = S3Response(status: status, headers: response.headers, body: response.body)
+                if (200..<300).contains(status) {
+                    do {
+                        return try await handle(answer)
+                    } catch let error as S3Error {
+                        throw error
+                    } catch let error as CancellationError {
+                        throw error
+                    } catch {
+                        throw self.transportError(error, request)
+                    }
+                }
+                serverDate = response.headers.first(name: "date").flatMap(S3Dates.parseHTTPDate)
+                let body = (try? await answer.collect(upTo: S3ErrorDocument.maximumBytes, operation: request.operation)) ?? []
+                throw S3ErrorDocument.error(
+                    status: status, headers: response.headers, body: body, bucket: request.bucket, key: request.key)
+            } catch let error as S3Error {
+                attemptProgress.rollBack()
+                if Task.isCancelled { throw CancellationError() }
+                let action = state.next(after: error, jitter: self.jitter(), canCorrectClock: serverDate != nil)
+                var metadata: Logger.Metadata = [
+                    "wif.s3.operation": "\(request.operation)",
+                    "wif.s3.code": "\(error.code)",
+                    "wif.s3.attempt": "\(state.attempt)",
+                ]
+                if let requestId = error.requestId { metadata["wif.s3.request_id"] = "\(requestId)" }
+                switch action {
+                case .retry(let delay):
+                    metadata["wif.s3.retry_delay"] = "\(delay)"
+                    logger.debug("S3 request failed transiently; retrying", metadata: metadata)
+                    try await self.timeSource.sleep(delay)
+                case .refreshCredentialsAndRetry:
+                    logger.debug("S3 refused the credentials; retrying with fresh ones", metadata: metadata)
+                    await self.credentialProvider.invalidate(accessKeyId: credentials.accessKeyId)
+                case .correctClockAndRetry:
+                    if let serverDate {
+                        self.clockOffset.set(serverDate.timeIntervalSince(self.timeSource.now()))
+                    }
+                    logger.debug("S3's clock differs from ours; retrying with its time", metadata: metadata)
+                case .fail:
+                    logger.debug("S3 request failed", metadata: metadata)
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Sends a request and reads the whole (small) answer.
+    func performCollecting(_ request: S3Request, logger: Logger, limit: Int = 16 * 1024 * 1024) async throws -> (S3Response, [UInt8]) {
+        try await self.perform(request, logger: logger) { response in
+            let body = try await response.collect(upTo: limit, operation: request.operation)
+            return (response, body)
+        }
+    }
+
+    /// The current credentials, or an ``S3Error`` saying why there are none.
+    private func credentials(for request: S3Request, logger: Logger) async throws -> AWSCredentials {
+        do {
+            return try await self.credentialProvider.getCredentials(logger: logger)
+        } catch let error as WIFCredentialsError {
+            throw S3Error(
+                code: .credentialsUnavailable, message: "cannot get credentials: \(error.reason)", bucket: request.bucket,
+                key: request.key, credentialsError: error)
+        }
+    }
+
+    /// The signed HTTP request for one attempt.
+    func prepare(_ request: S3Request, credentials: AWSCredentials, progress: AttemptProgress) throws(S3Error) -> HTTPClientRequest {
+        let signed = try self.signedRequest(request, credentials: credentials)
+        var httpRequest = HTTPClientRequest(url: signed.urlString)
+        httpRequest.method = request.method
+        httpRequest.headers.reserveCapacity(signed.headers.count + 2)
+        httpRequest.headers.add(name: "Host", value: signed.host)
+        for header in signed.headers {
+            httpRequest.headers.add(name: header.name, value: header.value)
+        }
+        httpRequest.headers.add(name: "User-Agent", value: "swift-wif-s3")
+        switch request.body {
+        case .empty:
+            if request.method == .PUT || request.method == .POST {
+                httpRequest.body = .bytes(ByteBuffer())
+            }
+        case .bytes(let buffer, _):
+            httpRequest.body = .bytes(buffer)
+            progress.add(buffer.readableBytes)
+        case .file(let file, let offset, let length, _):
+            httpRequest.body = .stream(
+                FileBodySequence(file: file, offset: offset, length: length, progress: progress), length: .known(length))
+        }
+        return httpRequest
+    }
+
+    /// The request addressed and signed: `Host`, path, query and the signature headers.
+    func signedRequest(_ request: S3Request, credentials: AWSCredentials) throws(S3Error) -> SigV4Request {
+        let (host, path) = self.endpoint.address(bucket: request.bucket, key: request.key, style: self.configuration.addressingStyle)
+        var signed = SigV4Request(
+            method: request.method.rawValue, scheme: self.endpoint.scheme, host: host, path: path, query: request.encodedQuery,
+            headers: request.headers.map { SigV4Request.Header($0.name, $0.value) })
+        let signer = SigV4Signer(credentials: credentials, region: self.region, service: "s3")
+        do {
+            try signer.sign(&signed, payload: request.body.payload, date: self.now())
+        } catch {
+            let credentialsError = error as? WIFCredentialsError
+            throw S3Error(
+                code: .credentialsUnavailable,
+                message: "cannot sign the request: \(credentialsError?.reason ?? String(describing: error))",
+                bucket: request.bucket, key: request.key, credentialsError: credentialsError)
+        }
+        return signed
+    }
+
+    /// The time to sign with: the local clock, corrected by S3's when it said they differ.
+    func now() -> Date {
+        self.timeSource.now().addingTimeInterval(self.clockOffset.seconds)
+    }
+
+    /// An error from sending or reading, as a ``S3Error/Code/network`` error (or cancellation).
+    private func transportError(_ error: any Error, _ request: S3Request) -> any Error {
+        if error is CancellationError || Task.isCancelled { return CancellationError() }
+        if let error = error as? S3Error { return error }
+        let reason: String
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded: reason = "no answer within \(self.configuration.timeout)"
+            case .remoteConnectionClosed: reason = "the connection was closed before the answer was complete"
+            case .readTimeout: reason = "the connection stalled while reading the answer"
+            default: reason = "\(error)"
+            }
+        } else {
+            reason = "\(error)"
+        }
+        return S3Error.network(
+            "\(request.operation) to \(self.endpoint.hostHeader) failed: \(reason)", bucket: request.bucket, key: request.key)
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let components = duration.components
+        let seconds = components.seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return seconds.overflow ? Int64.max : seconds.partialValue + components.attoseconds / 1_000_000_000
+    }
+}
+
+/// The offset between S3's clock and ours, learned from `RequestTimeTooSkewed` answers.
+final class ClockOffset: Sendable {
+    private let milliseconds = Atomic<Int64>(0)
+
+    var seconds: TimeInterval { Double(self.milliseconds.load(ordering: .relaxed)) / 1000 }
+
+    func set(_ seconds: TimeInterval) {
+        guard seconds.isFinite else { return }
+        self.milliseconds.store(Int64((seconds * 1000).rounded()), ordering: .relaxed)
+    }
+}
+
+/// A request body read from a file in chunks, one chunk read ahead of the one being sent.
+struct FileBodySequence: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+
+    let file: ReadableFile
+    let offset: Int64
+    let length: Int64
+    let progress: AttemptProgress
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let file: ReadableFile
+        let end: Int64
+        let progress: AttemptProgress
+        var position: Int64
+        var pending: Task<ByteBuffer, any Error>?
+
+        mutating func next() async throws -> ByteBuffer? {
+            let current: ByteBuffer
+            if let pending = self.pending {
+                self.pending = nil
+                current = try await pending.value
+            } else {
+                guard let read = self.read() else { return nil }
+                current = try await read.value
+            }
+            self.pending = self.read()
+            self.progress.add(current.readableBytes)
+            return current
+        }
+
+        /// Starts reading the next chunk, or returns `nil` at the end.
+        private mutating func read() -> Task<ByteBuffer, any Error>? {
+            guard self.position < self.end else { return nil }
+            let count = Int(Swift.min(Int64(S3Client.fileChunkSize), self.end - self.position))
+            let file = self.file
+            let offset = self.position
+            self.position += Int64(count)
+            return Task { try await file.read(at: offset, count: count, allocator: ByteBufferAllocator()) }
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(file: self.file, end: self.offset + self.length, progress: self.progress, position: self.offset)
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import Logging
+import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension S3Client {
+    /// Downloads an object to a file, streaming it to disk.
+    ///
+    /// The object is written to a temporary file beside the destination (`.<name>.<random>.wif-part`)
+    /// and renamed onto the destination only once it is complete and verified, so the destination is
+    /// either the whole object or untouched; on any failure, and on cancellation, the temporary file
+    /// is removed. Objects larger than ``Transfer/multipartThreshold`` are fetched as parallel ranges
+    /// written at their offsets, each conditional on the ETag of the first answer so that an object
+    /// replaced mid-download fails the download instead of mixing versions.
+    ///
+    /// Checks: the length always; for objects fetched in one piece, the MD5 against a single-part
+    /// ETag and the stored full-object checksum when S3 returns it (unless
+    /// ``Transfer/verifiesDownloads`` is off). A connection that breaks mid-body is retried; a
+    /// retried range is written again at its offset.
+    /// - Parameters:
+    ///   - bucket: The bucket.
+    ///   - key: The object key.
+    ///   - path: The destination file; replaced if it exists.
+    ///   - progress: Called with the bytes received so far, from several tasks at once.
+    ///   - logger: Where to log.
+    /// - Returns: The object's metadata.
+    /// - Throws: ``S3Error``: ``S3Error/Code/noSuchKey``, ``S3Error/Code/accessDenied``,
+    ///   ``S3Error/Code/integrityCheckFailed``, ``S3Error/Code/preconditionFailed`` when the object
+    ///   changed during the download, ``S3Error/Code/fileError`` when the file cannot be written,
+    ///   ``S3Error/Code/network``; `CancellationError`.
+    @discardableResult
+    public func getObject(
+        bucket: String, key: String, toFile path: String, progress: TransferProgressHandler? = nil,
+        logger: Logger = Logger(label: "wif.s3", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) async throws -> ObjectMetadata {
+        try Self.validate(bucket: bucket, key: key)
+        let temporaryPath = try Self.temporaryPath(for: path)
+        let file = try WritableFile.createNew(temporaryPath)
+        do {
+            let tracker = ProgressTracker(totalBytes: nil, handler: progress)
+            let metadata = try await self.download(bucket: bucket, key: key, into: file, progress: tracker, logger: logger)
+            let size = try file.currentSize()
+            guard size == metadata.contentLength else {
+                throw S3Error.integrity(
+                    "the downloaded file has \(size) bytes where the object has \(metadata.contentLength)", bucket: bucket, key: key)
+            }
+            if self.configuration.transfer.syncsDownloads { try await file.sync() }
+            guard rename(temporaryPath, path) == 0 else {
+                throw S3Error.fileError("cannot move the download into place at '\(path)': \(systemErrorText(errno))")
+            }
+            return metadata
+        } catch {
+            _ = unlink(temporaryPath)
+            throw error
+        }
+    }
+
+    /// A temporary file name in the destination's folder, after checking the destination is not a
+    /// folder.
+    static func temporaryPath(for path: String) throws(S3Error) -> String {
+        guard !path.isEmpty else { throw .fileError("the destination path is empty") }
+        var info = stat()
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            throw .fileError("'\(path)' is a folder; give a file path")
+        }
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let name = "." + url.lastPathComponent.prefix(160) + "." + random + ".wif-part"
+        return directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+
+    /// Downloads into an open file: one request for small objects; for large ones, the first part
+    /// from that request and the rest as parallel ranges.
+    func download(
+        bucket: String, key: String, into file: WritableFile, progress: ProgressTracker, logger: Logger
+    ) async throws -> ObjectMetadata {
+        let transfer = self.configuration.transfer
+        var request = S3Request(operation: "GetObject", method: .GET, bucket: bucket, key: key)
+        if transfer.verifiesDownloads { request.headers.append(("x-amz-checksum-mode", "ENABLED")) }
+        let first = try await self.perform(request, logger: logger) { response -> (ObjectMetadata, PartPlan?, String?) in
+            let length = try Self.contentLength(response, operation: "GetObject", bucket: bucket, key: key)
+            progress.setTotal(length)
+            let metadata = ObjectMetadata(headers: response.headers, contentLength: length)
+            let partSize = Int64(transfer.partSize(forObjectOfSize: length))
+            let parallel = length > Int64(transfer.multipartThreshold) && length > partSize
+            let limit = parallel ? partSize : length
+            var verifier = parallel ? nil : BodyVerifier(headers: response.headers, expectedLength: length, verifies: transfer.verifiesDownloads)
+            let attempt = AttemptProgress(progress)
+            var writer = OffsetWriter(file: file, offset: 0)
+            do {
+                for try await buffer in response.body {
+                    let remaining = limit - writer.position
+                    let slice = buffer.readableBytes > remaining ? buffer.getSlice(at: buffer.readerIndex, length: Int(remaining)) ?? buffer : buffer
+                    verifier?.update(slice)
+                    try await writer.append(slice)
+                    attempt.add(slice.readableBytes)
+                    // Past the first part, the rest comes from ranged requests; this answer is dropped.
+                    if parallel && writer.position >= limit { break }
+                }
+                try await writer.flush()
+                if let verifier {
+                    try verifier.verify(bucket: bucket, key: key)
+                } else if writer.position < limit {
+                    throw S3Error.network("the connection closed after \(writer.position) of \(limit) bytes", bucket: bucket, key: key)
+                }
+            } catch {
+                attempt.rollBack()
+                throw error
+            }
+            guard parallel else { return (metadata, nil, nil) }
+            try file.truncate(to: length)
+            return (metadata, PartPlan(objectSize: length, partSize: partSize, startOffset: partSize), response.header("etag"))
+        }
+        let (metadata, plan, eTag) = first
+        if let plan {
+            logger.debug("downloading in ranges", metadata: ["wif.s3.key": "\(key)", "wif.s3.parts": "\(plan.partCount + 1)"])
+            _ = try await PartScheduler<Int64>.run(partCount: plan.partCount, concurrency: transfer.concurrency) { number in
+                let range = plan.range(ofPart: number)
+                return try await self.downloadRange(
+                    bucket: bucket, key: key, offset: range.offset, length: range.length, objectSize: plan.objectSize,
+                    eTag: eTag, into: file, progress: progress, logger: logger)
+            }
+        }
+        progress.report()
+        return metadata
+    }
+
+    /// Downloads one range into the file at its offset.
+    func downloadRange(
+        bucket: String, key: String, offset: Int64, length: Int64, objectSize: Int64, eTag: String?, into file: WritableFile,
+        progress: ProgressTracker, logger: Logger
+    ) async throws -> Int64 {
+        var request = S3Request(operation: "GetObject", method: .GET, bucket: bucket, key: key)
+        request.headers.append(("Range", "bytes=\(offset)-\(offset + length - 1)"))
+        if let eTag { request.headers.append(("If-Match", eTag)) }
+        return try await self.perform(request, logger: logger) { response in
+            let expectedRange = "bytes \(offset)-\(offset + length - 1)/\(objectSize)"
+            guard response.status == 206, response.header("content-range") == expectedRange else {
+                throw S3Error.malformedResponse(
+                    "S3 answered a request for \(expectedRange) with HTTP \(response.status) and Content-Range '\(response.header("content-range") ?? "")'",
+                    status: response.status, requestId: response.header("x-amz-request-id"), bucket: bucket, key: key)
+            }
+            let attempt = AttemptProgress(progress)
+            var writer = OffsetWriter(file: file, offset: offset)
+            do {
+                for try await buffer in response.body {
+                    guard writer.position - offset + Int64(buffer.readableBytes) <= length else {
+                        throw S3Error.integrity("S3 sent more than the \(length) bytes of \(expectedRange)", bucket: bucket, key: key)
+                    }
+                    try await writer.append(buffer)
+                    attempt.add(buffer.readableBytes)
+                }
+                try await writer.flush()
+                guard writer.position - offset == length else {
+                    throw S3Error.network(
+                        "the connection closed after \(writer.position - offset) of \(length) bytes of \(expectedRange)",
+                        bucket: bucket, key: key)
+                }
+            } catch {
+                attempt.rollBack()
+                throw error
+            }
+            return length
+        }
+    }
+}
+
+/// Collects received buffers and writes them to a file at consecutive offsets, about a megabyte at a
+/// time, so that the thread-pool hop of each write is paid rarely.
+struct OffsetWriter {
+    static let flushSize = 1 << 20
+
+    let file: WritableFile
+    /// Where the next byte goes (everything before it is written or pending).
+    private(set) var position: Int64
+    private var pendingStart: Int64
+    private var pending: ByteBuffer
+
+    init(file: WritableFile, offset: Int64) {
+        self.file = file
+        self.position = offset
+        self.pendingStart = offset
+        self.pending = ByteBuffer()
+    }
+
+    mutating func append(_ buffer: ByteBuffer) async throws {
+        guard buffer.readableBytes > 0 else { return }
+        if self.pending.readableBytes == 0 && buffer.readableBytes >= Self.flushSize {
+            try await self.file.write(buffer, at: self.position)
+            self.position += Int64(buffer.readableBytes)
+            self.pendingStart = self.position
+            return
+        }
+        if self.pending.capacity == 0 { self.pending.reserveCapacity(Self.flushSize) }
+        var copy = buffer
+        self.pending.writeBuffer(&copy)
+        self.position += Int64(buffer.readableBytes)
+        if self.pending.readableBytes >= Self.flushSize { try await self.flush() }
+    }
+
+    mutating func flush() async throws {
+        guard self.pending.readableBytes > 0 else { return }
+        try await self.file.write(self.pending, at: self.pendingStart)
+        self.pendingStart = self.position
+        self.pending.clear()
+    }
+}

@@ -1,8 +1,90 @@
+import Foundation
+import HTTPTypes
 import Hummingbird
+import PolicyEngine
 
-// Placeholder until the development issuer lands: answers nothing, so every request falls through.
+/// The development OpenID Connect issuer's discovery endpoints.
+///
+/// - `GET /.well-known/openid-configuration`: the discovery document. `issuer` is the configured issuer
+///   (`https://wif.localhost` by default, the `iss` of the tokens); `jwks_uri` is built from the request's
+///   `Host`, so it points back at this server whatever address the client used.
+/// - `GET /.well-known/jwks.json`: one RSA key with `kty`, `use`, `alg` (`RS256`), `kid`, `n`, `e` and
+///   `x5c` (the key's self-signed certificate), which covers peers that read the modulus and exponent
+///   (SeaweedFS) and peers that read the certificate (Ceph RGW).
 struct IssuerService: Sendable {
-    init(state: LocalState) throws(LocalStackError) {}
+    /// The discovery document's path.
+    static let discoveryPath = "/.well-known/openid-configuration"
+    /// The JWKS path.
+    static let jwksPath = "/.well-known/jwks.json"
 
-    func respond(to request: Request) async -> Response? { nil }
+    private let issuer: String
+    private let fallbackAuthority: String
+    private let jwks: ByteBuffer
+
+    /// Loads the issuer's key and certificate, creating them in the data directory when missing.
+    /// - Throws: ``LocalStackError`` when the key or certificate cannot be loaded or created.
+    init(state: LocalState) throws(LocalStackError) {
+        let configuration = state.configuration
+        let key = try IssuerSigningKey.load(
+            from: state.data, now: state.timeSource.now(), subject: ProviderProfile.keyPrefix(ofIssuer: configuration.issuer)
+        )
+        self.issuer = configuration.issuer
+        let host = configuration.host.contains(":") && !configuration.host.hasPrefix("[") ? "[\(configuration.host)]" : configuration.host
+        self.fallbackAuthority = "\(host):\(configuration.port)"
+        self.jwks = ByteBuffer(string: #"{"keys":[\#(key.jwkJSON)]}"#)
+    }
+
+    /// Answers the issuer's paths.
+    /// - Parameter request: The request.
+    /// - Returns: The response, or `nil` when the path is not one of the issuer's.
+    func respond(to request: Request) async -> Response? {
+        let path = request.uri.path
+        guard path == Self.discoveryPath || path == Self.jwksPath else { return nil }
+        guard request.method == .get || request.method == .head else {
+            var headers = HTTPFields()
+            headers[.allow] = "GET, HEAD"
+            headers[.contentType] = "application/json"
+            let body = #"{"error":"method_not_allowed","error_description":"use GET"}"#
+            return Response(status: .methodNotAllowed, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+        }
+        let body = path == Self.jwksPath ? self.jwks : ByteBuffer(string: self.discoveryDocument(baseURL: "http://" + self.authority(of: request)))
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "public, max-age=60"
+        headers[.contentLength] = String(body.readableBytes)
+        return Response(status: .ok, headers: headers, body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: body))
+    }
+
+    /// The discovery document for a server reached at `baseURL` (`http://127.0.0.1:PORT`).
+    func discoveryDocument(baseURL: String) -> String {
+        let claims = [
+            "iss", "sub", "aud", "exp", "iat", "nbf", "azp", "amr", "email", "email_verified",
+            TokenVerifier.tagsClaim, TokenVerifier.sourceIdentityClaim,
+        ]
+        return """
+            {"issuer":\(JSONWriter.quoted(self.issuer)),\
+            "jwks_uri":\(JSONWriter.quoted(baseURL + Self.jwksPath)),\
+            "response_types_supported":["id_token"],\
+            "subject_types_supported":["public"],\
+            "id_token_signing_alg_values_supported":["RS256"],\
+            "scopes_supported":["openid"],\
+            "claims_supported":[\(claims.map(JSONWriter.quoted).joined(separator: ","))]}
+            """
+    }
+
+    /// The request's `Host` when it is a plausible host and port, else the configured address.
+    private func authority(of request: Request) -> String {
+        guard let authority = request.head.authority, !authority.isEmpty, authority.utf8.count <= 255,
+            authority.utf8.allSatisfy({ byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                    UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"):
+                    true
+                default:
+                    false
+                }
+            })
+        else { return self.fallbackAuthority }
+        return authority
+    }
 }

@@ -24,7 +24,7 @@ struct S3Address: Sendable, Hashable {
     }
 
     /// The longest key S3 accepts, in bytes of UTF-8.
-    static let maximumKeyLength = 1024
+    static let maximumKeyLength = ObjectKey.maximumByteCount
 
     /// Finds the bucket and key of a request.
     /// - Parameters:
@@ -60,7 +60,7 @@ struct S3Address: Sendable, Hashable {
     private static func key(_ raw: Substring, rawPath: String) throws(AWSErrorResponse) -> String? {
         guard !raw.isEmpty else { return nil }
         guard let key = S3PercentDecoding.decode(raw, plusIsSpace: false) else { throw S3Errors.invalidURI(rawPath) }
-        guard key.utf8.count <= Self.maximumKeyLength else { throw S3Errors.keyTooLong(byteCount: key.utf8.count) }
+        guard key.utf8.count <= Self.maximumKeyLength else { throw ObjectStoreError.keyTooLong(byteCount: key.utf8.count) }
         return key
     }
 }

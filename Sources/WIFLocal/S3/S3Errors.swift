@@ -8,14 +8,6 @@ enum S3Errors {
         AWSErrorResponse("InvalidURI", "Couldn't parse the specified URI.", details: [("URI", path)])
     }
 
-    static func keyTooLong(byteCount: Int) -> AWSErrorResponse {
-        AWSErrorResponse(
-            "KeyTooLongError",
-            "Your key is too long: \(byteCount) bytes in UTF-8, at most \(S3Address.maximumKeyLength) allowed.",
-            details: [("Size", String(byteCount)), ("MaxSizeAllowed", String(S3Address.maximumKeyLength))]
-        )
-    }
-
     static func notImplemented(_ what: String) -> AWSErrorResponse {
         AWSErrorResponse(
             "NotImplemented", "\(what) is not implemented by WIFLocal.", status: .notImplemented, type: "Receiver")
@@ -37,12 +29,6 @@ enum S3Errors {
         return AWSErrorResponse("InvalidArgument", message, details: details)
     }
 
-    static func malformedXML(_ reason: String) -> AWSErrorResponse {
-        AWSErrorResponse(
-            "MalformedXML",
-            "The XML you provided was not well-formed or did not validate against our published schema: \(reason).")
-    }
-
     static func missingContentLength() -> AWSErrorResponse {
         AWSErrorResponse("MissingContentLength", "You must provide the Content-Length HTTP header.", status: .lengthRequired)
     }
@@ -61,28 +47,11 @@ enum S3Errors {
         AWSErrorResponse("BadDigest", "The \(header) you specified did not match the calculated checksum.")
     }
 
-    static func badContentMD5() -> AWSErrorResponse {
-        AWSErrorResponse("BadDigest", "The Content-MD5 you specified did not match what we received.")
-    }
-
-    static func contentSHA256Mismatch(client: String, computed: String) -> AWSErrorResponse {
-        AWSErrorResponse(
-            "XAmzContentSHA256Mismatch",
-            "The provided 'x-amz-content-sha256' header does not match what was computed.",
-            details: [("ClientComputedContentSHA256", client), ("S3ComputedContentSHA256", computed)])
-    }
-
     static func invalidContentSHA256(_ value: String) -> AWSErrorResponse {
         AWSErrorResponse(
             "InvalidArgument", "x-amz-content-sha256 must be UNSIGNED-PAYLOAD, STREAMING-UNSIGNED-PAYLOAD-TRAILER, "
                 + "STREAMING-AWS4-HMAC-SHA256-PAYLOAD, STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER or a valid sha256 value.",
             details: [("ArgumentName", "x-amz-content-sha256"), ("ArgumentValue", value)])
-    }
-
-    static func entityTooLarge(size: Int64, maximum: Int64) -> AWSErrorResponse {
-        AWSErrorResponse(
-            "EntityTooLarge", "Your proposed upload exceeds the maximum allowed size",
-            details: [("ProposedSize", String(size)), ("MaxSizeAllowed", String(maximum))])
     }
 
     static func incompleteBody() -> AWSErrorResponse {
@@ -98,23 +67,5 @@ enum S3Errors {
             "SignatureDoesNotMatch",
             "The request signature we calculated does not match the signature you provided. Check your key and signing method.",
             status: .forbidden)
-    }
-
-    static func invalidBucketName(_ bucket: String, reason: String) -> AWSErrorResponse {
-        AWSErrorResponse("InvalidBucketName", "The specified bucket is not valid: \(reason).", details: [("BucketName", bucket)])
-    }
-
-    static func noSuchBucket(_ bucket: String) -> AWSErrorResponse {
-        AWSErrorResponse("NoSuchBucket", "The specified bucket does not exist", status: .notFound, details: [("BucketName", bucket)])
-    }
-
-    static func noSuchKey(_ key: String) -> AWSErrorResponse {
-        AWSErrorResponse("NoSuchKey", "The specified key does not exist.", status: .notFound, details: [("Key", key)])
-    }
-
-    static func internalError(_ what: String) -> AWSErrorResponse {
-        AWSErrorResponse(
-            "InternalError", "We encountered an internal error, please try again. (\(what))", status: .internalServerError,
-            type: "Receiver")
     }
 }

@@ -211,7 +211,7 @@ extension S3Service {
     /// `Content-MD5` and any `x-amz-checksum-*`.
     func collectSmallBody(_ call: Call) async throws(AWSErrorResponse) -> ByteBuffer {
         if let length = call.headers[.contentLength].flatMap({ Int64($0) }), length > Int64(Self.maximumXMLBodySize) {
-            throw S3Errors.entityTooLarge(size: length, maximum: Int64(Self.maximumXMLBodySize))
+            throw ObjectStoreError.entityTooLarge(proposed: length, maximum: Int64(Self.maximumXMLBodySize))
         }
         let stream = try self.bodyStream(call)
         var body = ByteBuffer()
@@ -220,8 +220,8 @@ extension S3Service {
         do {
             for try await var buffer in stream {
                 guard body.readableBytes + buffer.readableBytes <= Self.maximumXMLBodySize else {
-                    throw S3Errors.entityTooLarge(
-                        size: Int64(body.readableBytes + buffer.readableBytes), maximum: Int64(Self.maximumXMLBodySize))
+                    throw ObjectStoreError.entityTooLarge(
+                        proposed: Int64(body.readableBytes + buffer.readableBytes), maximum: Int64(Self.maximumXMLBodySize))
                 }
                 sha.update(buffer)
                 md5.update(buffer)

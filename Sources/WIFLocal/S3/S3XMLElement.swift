@@ -49,7 +49,7 @@ struct S3XMLElement: Sendable, Hashable {
         }
 
         func failure(_ reason: String) -> AWSErrorResponse {
-            S3Errors.malformedXML("\(reason) at byte \(self.index)")
+            ObjectStoreError.malformedXML("\(reason) at byte \(self.index)")
         }
 
         mutating func document() throws(AWSErrorResponse) -> S3XMLElement {
@@ -57,7 +57,7 @@ struct S3XMLElement: Sendable, Hashable {
             if self.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { self.index = 3 }
             try self.skipMisc()
             guard self.index < self.bytes.count else {
-                throw S3Errors.malformedXML("the document is empty")
+                throw ObjectStoreError.malformedXML("the document is empty")
             }
             let root = try self.element(depth: 1)
             try self.skipMisc()

@@ -42,6 +42,16 @@ final class S3Authorizer: Sendable {
     private let rolePolicies: Mutex<[String: [Policy]]> = Mutex([:])
     private let sessionPolicies: Mutex<[String: Policy?]> = Mutex([:])
     private static let sessionPolicyCacheLimit = 64
+    /// Evaluators by role, session policy and bucket policy, so that a request costs one evaluation.
+    private let evaluators: Mutex<[EvaluatorKey: PolicyEvaluator]> = Mutex([:])
+    private static let evaluatorCacheLimit = 256
+
+    private struct EvaluatorKey: Hashable {
+        var roleArn: String
+        var sessionPolicy: String?
+        /// The bucket, only when it has a policy.
+        var bucket: String?
+    }
 
     /// Creates an authorizer and parses the configured bucket policies.
     /// - Throws: ``LocalStackError`` naming a bucket whose policy is invalid.
@@ -81,16 +91,9 @@ final class S3Authorizer: Sendable {
     /// - Returns: The verdict, with AWS's message when denied.
     func decide(_ request: AuthorizationRequest, bucket: String?, caller: Caller) -> Verdict {
         guard case .session(let session) = caller else { return .allowed }
-        let identity = self.identityPolicies(roleArn: session.roleArn)
-        let resource = bucket.flatMap { self.bucketPolicies[$0] }
-        var sessionPolicies: [Policy] = []
-        if let text = session.sessionPolicy {
-            guard let policy = self.sessionPolicy(text) else {
-                return .denied(message: Self.message(session: session, request: request, reason: "no session policy allows"))
-            }
-            sessionPolicies = [policy]
+        guard let evaluator = self.evaluator(for: session, bucket: bucket) else {
+            return .denied(message: Self.message(session: session, request: request, reason: "no session policy allows"))
         }
-        let evaluator = PolicyEvaluator(identityPolicies: identity, resourcePolicy: resource, sessionPolicies: sessionPolicies)
         let decision = evaluator.evaluate(request)
         switch decision.outcome {
         case .allow:
@@ -108,8 +111,9 @@ final class S3Authorizer: Sendable {
         case .implicitDeny:
             // Which policy type failed to allow: the session policy when the role alone would have allowed.
             var reason = "no identity-based policy allows"
-            if !sessionPolicies.isEmpty,
-                PolicyEvaluator(identityPolicies: identity, resourcePolicy: resource).evaluate(request).outcome == .allow
+            if !evaluator.sessionPolicies.isEmpty,
+                PolicyEvaluator(identityPolicies: evaluator.identityPolicies, resourcePolicy: evaluator.resourcePolicy)
+                    .evaluate(request).outcome == .allow
             {
                 reason = "no session policy allows"
             }
@@ -127,6 +131,27 @@ final class S3Authorizer: Sendable {
     static func message(session: LocalSession, request: AuthorizationRequest, explicitIn place: String) -> String {
         "User: \(session.assumedRoleArn) is not authorized to perform: \(request.action) on resource: \"\(request.resource)\" "
             + "with an explicit deny in \(place)"
+    }
+
+    /// The evaluator of a session's requests on a bucket: the role's policies, the bucket policy and the
+    /// session policy; `nil` when the session policy does not parse, which denies everything.
+    private func evaluator(for session: LocalSession, bucket: String?) -> PolicyEvaluator? {
+        let policyBucket = bucket.flatMap { self.bucketPolicies[$0] == nil ? nil : $0 }
+        let key = EvaluatorKey(roleArn: session.roleArn, sessionPolicy: session.sessionPolicy, bucket: policyBucket)
+        if let cached = self.evaluators.withLock({ $0[key] }) { return cached }
+        var sessionPolicies: [Policy] = []
+        if let text = session.sessionPolicy {
+            guard let policy = self.sessionPolicy(text) else { return nil }
+            sessionPolicies = [policy]
+        }
+        let evaluator = PolicyEvaluator(
+            identityPolicies: self.identityPolicies(roleArn: session.roleArn),
+            resourcePolicy: policyBucket.flatMap { self.bucketPolicies[$0] }, sessionPolicies: sessionPolicies)
+        self.evaluators.withLock { cache in
+            if cache.count >= Self.evaluatorCacheLimit { cache.removeAll(keepingCapacity: true) }
+            cache[key] = evaluator
+        }
+        return evaluator
     }
 
     /// The role's permission policies, parsed on first use; none when the role is not configured (any more),

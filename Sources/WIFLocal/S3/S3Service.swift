@@ -45,11 +45,14 @@ struct S3Service: Sendable {
     }
 
     /// Answers an S3 request; errors are S3 `Error` documents (status and headers only for `HEAD`).
-    func respond(to request: Request) async -> Response {
+    /// - Parameters:
+    ///   - request: The request; its body is streamed, not collected.
+    ///   - sourceIp: The client's address, for `aws:SourceIp` in policies; `nil` when unknown.
+    func respond(to request: Request, sourceIp: String? = nil) async -> Response {
         let requestId = RequestID.make()
         var response: Response
         do {
-            response = try await self.handle(request, requestId: requestId)
+            response = try await self.handle(request, requestId: requestId, sourceIp: sourceIp)
         } catch {
             response = error.s3Response(requestId: requestId, head: request.method == .head)
         }
@@ -75,7 +78,7 @@ struct S3Service: Sendable {
         var caller: Caller { self.authenticated.caller }
     }
 
-    private func handle(_ request: Request, requestId: String) async throws(AWSErrorResponse) -> Response {
+    private func handle(_ request: Request, requestId: String, sourceIp: String?) async throws(AWSErrorResponse) -> Response {
         let authenticated = try self.authenticator.authenticate(request, service: "s3")
         let address = try S3Address(host: request.head.authority, rawPath: request.uri.path, rule: self.hostRule)
         let query = try S3Query(raw: request.uri.query)
@@ -84,7 +87,7 @@ struct S3Service: Sendable {
         if case .session(let session) = authenticated.caller {
             let facts = S3Authorizer.RequestFacts(
                 contentSHA256: request.headers[S3Headers.contentSHA256] ?? (authenticated.presigned ? "UNSIGNED-PAYLOAD" : nil),
-                presigned: authenticated.presigned, time: self.state.timeSource.now())
+                presigned: authenticated.presigned, sourceIp: sourceIp, time: self.state.timeSource.now())
             guard let sessionContext = self.authorizer.context(for: session, facts: facts) else {
                 throw AWSErrorResponse("AccessDenied", "Access Denied", status: .forbidden)
             }

@@ -124,6 +124,24 @@ struct S3ServiceIsolationTests {
         #expect(delete.errorMessage?.hasSuffix("with an explicit deny in a resource-based policy") == true)
     }
 
+    @Test("aws:SourceIp in a bucket policy sees the client's address")
+    func sourceIp() async throws {
+        let fixture = try S3Fixture { configuration in
+            configuration.buckets = [
+                BucketDefinition(
+                    name: "wif-personal",
+                    policy: #"{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:*","Resource":"arn:aws:s3:::wif-personal/*","Condition":{"NotIpAddress":{"aws:SourceIp":"10.0.0.0/8"}}}]}"#
+                )
+            ]
+        }
+        let alice = try fixture.credentials(.google, user: "alice")
+        let outside = try await fixture.send("PUT", "/wif-personal/google/alice/a.txt", body: [1], as: alice, sourceIp: "192.0.2.7")
+        #expect(outside.errorCode == "AccessDenied")
+        #expect(outside.errorMessage?.hasSuffix("with an explicit deny in a resource-based policy") == true)
+        let inside = try await fixture.send("PUT", "/wif-personal/google/alice/a.txt", body: [1], as: alice, sourceIp: "10.1.2.3")
+        #expect(inside.status == .ok)
+    }
+
     @Test("a presigned URL of alice's reads her object and nobody else's")
     func presigned() async throws {
         let fixture = try S3Fixture()

@@ -65,14 +65,14 @@ final class S3Fixture: Sendable {
     func send(
         _ method: String, _ path: String, query: String = "", headers: [(String, String)] = [], body: [UInt8] = [],
         as credentials: AWSCredentials, payload: SigV4Signer.Payload? = nil, host: String = S3Fixture.host,
-        bodyPieceSize: Int = 64 * 1024
+        bodyPieceSize: Int = 64 * 1024, sourceIp: String? = nil
     ) async throws -> S3Reply {
         var request = SigV4Request(
             method: method, scheme: "http", host: host, path: path, query: query,
             headers: headers.map { SigV4Request.Header($0.0, $0.1) })
         let signer = SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3")
         try signer.sign(&request, payload: payload ?? .bytes(body), date: Self.now)
-        return try await self.deliver(request, body: body, bodyPieceSize: bodyPieceSize)
+        return try await self.deliver(request, body: body, bodyPieceSize: bodyPieceSize, sourceIp: sourceIp)
     }
 
     /// Sends a request whose payload hash is a marker the signer does not produce (`STREAMING-…`), signing it
@@ -114,7 +114,9 @@ final class S3Fixture: Sendable {
     }
 
     /// Sends a request without signing it further.
-    func deliver(_ signed: SigV4Request, body: [UInt8] = [], bodyPieceSize: Int = 64 * 1024) async throws -> S3Reply {
+    func deliver(
+        _ signed: SigV4Request, body: [UInt8] = [], bodyPieceSize: Int = 64 * 1024, sourceIp: String? = nil
+    ) async throws -> S3Reply {
         var fields = HTTPFields()
         var authority = signed.host
         for header in signed.headers {
@@ -134,7 +136,7 @@ final class S3Fixture: Sendable {
             ByteBuffer(bytes: body[$0..<Swift.min($0 + bodyPieceSize, body.count)])
         }
         let requestBody = RequestBody(asyncSequence: S3TestBody(buffers: pieces))
-        let response = await self.service.respond(to: Request(head: head, body: requestBody))
+        let response = await self.service.respond(to: Request(head: head, body: requestBody), sourceIp: sourceIp)
         let collector = S3BodyCollector()
         try await response.body.write(collector)
         return S3Reply(status: response.status, headers: response.headers, body: Array(buffer: collector.collected))

@@ -119,18 +119,41 @@ private enum CRCTables {
         }
     }()
 
+    /// Eight tables of 256 entries, one after the other, for slicing-by-8: eight bytes per step.
     static func table32(polynomial: UInt32) -> [UInt32] {
-        (0..<256).map { index -> UInt32 in
+        var tables = [UInt32](repeating: 0, count: 8 * 256)
+        for index in 0..<256 {
             var crc = UInt32(index)
             for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ polynomial : crc >> 1 }
-            return crc
+            tables[index] = crc
         }
+        for slice in 1..<8 {
+            for index in 0..<256 {
+                let previous = tables[(slice - 1) * 256 + index]
+                tables[slice * 256 + index] = (previous >> 8) ^ tables[Int(previous & 0xFF)]
+            }
+        }
+        return tables
     }
 
-    static func update32(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer, _ table: [UInt32]) -> UInt32 {
+    static func update32(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer, _ tables: [UInt32]) -> UInt32 {
         var crc = crc
-        table.withUnsafeBufferPointer { table in
-            for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        tables.withUnsafeBufferPointer { t in
+            var offset = 0
+            let count = bytes.count
+            while count - offset >= 8 {
+                let one = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) ^ crc
+                let two = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+                crc = t[7 * 256 + Int(one & 0xFF)] ^ t[6 * 256 + Int((one >> 8) & 0xFF)]
+                    ^ t[5 * 256 + Int((one >> 16) & 0xFF)] ^ t[4 * 256 + Int(one >> 24)]
+                    ^ t[3 * 256 + Int(two & 0xFF)] ^ t[2 * 256 + Int((two >> 8) & 0xFF)]
+                    ^ t[256 + Int((two >> 16) & 0xFF)] ^ t[Int(two >> 24)]
+                offset += 8
+            }
+            while offset < count {
+                crc = t[Int((crc ^ UInt32(bytes[offset])) & 0xFF)] ^ (crc >> 8)
+                offset += 1
+            }
         }
         return crc
     }

@@ -1,0 +1,212 @@
+import Hummingbird
+import PolicyEngine
+
+extension STSService {
+    /// The checked parameters of an `AssumeRoleWithWebIdentity` call.
+    struct AssumeRoleWithWebIdentityCall: Sendable {
+        var roleArn: String
+        var roleSessionName: String
+        var webIdentityToken: String
+        var providerId: String?
+        var durationSeconds: Int
+        /// The session policy, minified; `nil` for none.
+        var policy: String?
+        var policyArns: [String]
+        /// `PackedPolicySize` when a policy or policy ARNs were given.
+        var packedPolicySize: Int?
+    }
+
+    /// The default session length.
+    static let defaultDuration = 3600
+    /// Session lengths STS accepts.
+    static let durationRange = 900...43_200
+    /// The most managed session policies.
+    static let maximumPolicyArns = 10
+    /// The space session policies are packed into, in bytes of minified policy and ARNs.
+    static let packedPolicyCapacity = 2048
+
+    /// Exchanges a web-identity token for a role session.
+    func assumeRoleWithWebIdentity(
+        _ parameters: STSParameters, secureTransport: Bool, requestId: String
+    ) async throws(AWSErrorResponse) -> Response {
+        let call = try Self.validate(parameters)
+        let verified = try await self.verify(call.webIdentityToken, call.providerId)
+        let now = self.now
+
+        // AWS does not say whether a role exists to callers it does not trust.
+        let denied = AWSErrorResponse("AccessDenied", "Not authorized to perform sts:AssumeRoleWithWebIdentity", status: .forbidden)
+        guard let role = self.roles[call.roleArn] else { throw denied }
+        let session: WebIdentitySession
+        do {
+            session = try WebIdentitySession(
+                verified.identity.webIdentity, role: role.arn, roleId: role.roleId, sessionName: call.roleSessionName,
+                secureTransport: secureTransport)
+        } catch {
+            throw AWSErrorResponse("ValidationError", error.reason)
+        }
+        var context = session.assumeRoleContext(at: Timestamp(secondsSince1970: now))
+        let tags = verified.identity.principalTags
+        if !tags.isEmpty {
+            // Session tags in the token are request tags of the call, which then also needs sts:TagSession.
+            for (key, values) in tags {
+                context["aws:RequestTag/\(key)"] = values.count == 1 ? ContextValue(values[0]) : ContextValue(multiple: values)
+            }
+            context["aws:TagKeys"] = ContextValue(multiple: tags.keys.sorted())
+        }
+        guard role.allows("sts:AssumeRoleWithWebIdentity", context: context) else { throw denied }
+        if !tags.isEmpty, !role.allows("sts:TagSession", context: context) {
+            throw AWSErrorResponse("AccessDenied", "Not authorized to perform sts:TagSession", status: .forbidden)
+        }
+        if call.durationSeconds > role.maxSessionDuration {
+            throw AWSErrorResponse("ValidationError", "The requested DurationSeconds exceeds the MaxSessionDuration set for this role.")
+        }
+
+        let issued = LocalSession(
+            accessKeyId: SessionCodec.makeAccessKeyId(), secretAccessKey: SessionCodec.makeSecretAccessKey(), issuedAt: now,
+            expiresAt: now + Int64(call.durationSeconds), roleArn: role.arn, roleId: role.roleId,
+            sessionName: call.roleSessionName, identity: verified.identity, sessionPolicy: call.policy,
+            policyArns: call.policyArns.isEmpty ? nil : call.policyArns, sourceIdentity: verified.sourceIdentity)
+        let token: String
+        do {
+            token = try self.state.sessions.seal(issued)
+        } catch {
+            throw AWSErrorResponse(
+                "InternalFailure", "The request processing has failed because of an unknown error, exception or failure.",
+                status: .internalServerError, type: "Receiver")
+        }
+        self.state.logger.debug(
+            "role session issued",
+            metadata: [
+                "wif.local.sts.request_id": "\(requestId)", "wif.local.sts.role": "\(role.arn)",
+                "wif.local.sts.access_key_id": "\(issued.accessKeyId)", "wif.local.sts.provider": "\(session.federatedProvider)",
+            ])
+
+        let identity = verified.identity
+        return Self.document("AssumeRoleWithWebIdentity", requestId: requestId) { xml in
+            xml.element("SubjectFromWebIdentityToken", identity.subject)
+            if let audience = identity.authorizedParty ?? identity.audiences.first { xml.element("Audience", audience) }
+            xml.open("AssumedRoleUser")
+            xml.element("Arn", issued.assumedRoleArn)
+            xml.element("AssumedRoleId", "\(issued.roleId):\(issued.sessionName)")
+            xml.close("AssumedRoleUser")
+            xml.open("Credentials")
+            xml.element("SessionToken", token)
+            xml.element("SecretAccessKey", issued.secretAccessKey)
+            xml.element("Expiration", AWSTime.extended(issued.expiresAt))
+            xml.element("AccessKeyId", issued.accessKeyId)
+            xml.close("Credentials")
+            if let packed = call.packedPolicySize { xml.element("PackedPolicySize", String(packed)) }
+            if let sourceIdentity = issued.sourceIdentity { xml.element("SourceIdentity", sourceIdentity) }
+            xml.element("Provider", session.federatedProvider)
+        }
+    }
+
+    // MARK: Validation
+
+    /// Checks every parameter as STS does: first the model's constraints (all violations in one
+    /// `ValidationError`), then the role ARN's form, then the session policies.
+    static func validate(_ parameters: STSParameters) throws(AWSErrorResponse) -> AssumeRoleWithWebIdentityCall {
+        var validation = STSValidation()
+        let roleArn = parameters["RoleArn"]
+        let sessionName = parameters["RoleSessionName"]
+        let token = parameters["WebIdentityToken"]
+        let providerId = parameters["ProviderId"]
+        let policyArns = parameters.list("PolicyArns", field: "arn")
+        let policy = parameters["Policy"]
+        let durationText = parameters["DurationSeconds"]
+
+        validation.check("roleArn", roleArn, required: true, length: 20...2048, pattern: STSValidation.arnPattern)
+        validation.check("roleSessionName", sessionName, required: true, length: 2...64, pattern: STSValidation.sessionNamePattern)
+        validation.check("webIdentityToken", token, required: true, length: 4...20_000, sensitive: true)
+        validation.check("providerId", providerId, required: false, length: 4...2048)
+        if policyArns.count > Self.maximumPolicyArns {
+            validation.violation(
+                "policyArns", value: "[\(policyArns.joined(separator: ", "))]",
+                "Member must have length less than or equal to \(Self.maximumPolicyArns)")
+        }
+        for (index, arn) in policyArns.enumerated() {
+            validation.check(
+                "policyArns.\(index + 1).member.arn", arn, required: true, length: 20...2048, pattern: STSValidation.arnPattern)
+        }
+        validation.check("policy", policy, required: false, length: 1...2048, pattern: STSValidation.policyPattern)
+        var duration = Self.defaultDuration
+        if let durationText {
+            if let number = Int(durationText) {
+                duration = number
+                if number < Self.durationRange.lowerBound {
+                    validation.violation(
+                        "durationSeconds", value: durationText,
+                        "Member must have value greater than or equal to \(Self.durationRange.lowerBound)")
+                } else if number > Self.durationRange.upperBound {
+                    validation.violation(
+                        "durationSeconds", value: durationText,
+                        "Member must have value less than or equal to \(Self.durationRange.upperBound)")
+                }
+            } else {
+                validation.violation("durationSeconds", value: durationText, "Member must be a whole number of seconds")
+            }
+        }
+        if let error = validation.error { throw error }
+        guard let roleArn, let sessionName, let token else { throw validation.error ?? AWSErrorResponse("ValidationError", "") }
+
+        guard Self.isRoleARN(roleArn) else { throw AWSErrorResponse("ValidationError", "Request ARN is invalid") }
+        for arn in policyArns where !Self.isPolicyARN(arn) {
+            throw AWSErrorResponse("ValidationError", "Request ARN is invalid: \(arn.prefix(128)) is not an IAM policy ARN")
+        }
+
+        var minifiedPolicy: String?
+        if let policy {
+            do {
+                minifiedPolicy = try Policy.parse(policy, kind: .session, name: "session policy").json(pretty: false)
+            } catch {
+                throw Self.malformedPolicy(error)
+            }
+        }
+        var packedPolicySize: Int?
+        if minifiedPolicy != nil || !policyArns.isEmpty {
+            // AWS packs session policies into a binary form it does not document; this counts the minified
+            // policy and the ARNs against a 2048-byte space, so a policy alone always fits (its plaintext is
+            // at most 2048 characters) and many long policy ARNs may not.
+            let bytes = (minifiedPolicy?.utf8.count ?? 0) + policyArns.reduce(0) { $0 + $1.utf8.count }
+            let percent = (bytes * 100 + Self.packedPolicyCapacity - 1) / Self.packedPolicyCapacity
+            if percent > 100 {
+                throw AWSErrorResponse(
+                    "PackedPolicyTooLarge", "Packed policy consumes \(percent)% of allotted space, please use smaller policy.")
+            }
+            packedPolicySize = percent
+        }
+        return AssumeRoleWithWebIdentityCall(
+            roleArn: roleArn, roleSessionName: sessionName, webIdentityToken: token, providerId: providerId,
+            durationSeconds: duration, policy: minifiedPolicy, policyArns: policyArns, packedPolicySize: packedPolicySize)
+    }
+
+    /// STS's answers to an unusable session policy: not JSON, or not a valid IAM policy (with the first
+    /// problem PolicyEngine found).
+    static func malformedPolicy(_ error: PolicyEngineError) -> AWSErrorResponse {
+        if error.code == .malformedJSON {
+            return AWSErrorResponse("MalformedPolicyDocument", "The policy is not in the valid JSON format.")
+        }
+        let detail = error.errors.first.map { " \($0.description)" } ?? ""
+        return AWSErrorResponse("MalformedPolicyDocument", "Syntax errors in policy.\(detail)")
+    }
+
+    /// `arn:PARTITION:iam::ACCOUNT:role/[PATH/]NAME` with a 12-digit account.
+    static func isRoleARN(_ arn: String) -> Bool {
+        let parts = arn.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
+        guard parts.count == 6, parts[0] == "arn", !parts[1].isEmpty, parts[2] == "iam", parts[3].isEmpty,
+            parts[4].utf8.count == 12, parts[4].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            parts[5].hasPrefix("role/"), !parts[5].hasSuffix("/"), parts[5].utf8.count > 5
+        else { return false }
+        return true
+    }
+
+    /// `arn:PARTITION:iam::ACCOUNT-OR-aws:policy/[PATH/]NAME`.
+    static func isPolicyARN(_ arn: String) -> Bool {
+        let parts = arn.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
+        guard parts.count == 6, parts[0] == "arn", !parts[1].isEmpty, parts[2] == "iam", parts[3].isEmpty,
+            parts[4] == "aws" || (parts[4].utf8.count == 12 && parts[4].utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            parts[5].hasPrefix("policy/"), !parts[5].hasSuffix("/"), parts[5].utf8.count > 7
+        else { return false }
+        return true
+    }
+}

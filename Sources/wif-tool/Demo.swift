@@ -1,4 +1,5 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 import Logging
 import S3Partition
@@ -46,8 +47,11 @@ extension WIFTool {
                 defer { try? FileManager.default.removeItem(at: root) }
                 let recorder = DemoRecorder(json: self.options.json)
                 let local = LocalConfiguration.default(dataDirectory: root.appendingPathComponent("stack").path)
-                try await StoreRuntime.withEmbeddedStack(local, logger: self.options.makeLogger()) { endpoint in
-                    try await DemoScript(endpoint: endpoint, work: root, recorder: recorder, logger: self.options.makeLogger()).run()
+                let logger = self.options.makeLogger()
+                try await StoreRuntime.withHTTPClient { httpClient in
+                    try await StoreRuntime.withEmbeddedStack(local, logger: logger) { endpoint in
+                        try await DemoScript(endpoint: endpoint, work: root, recorder: recorder, httpClient: httpClient, logger: logger).run()
+                    }
                 }
                 let steps = recorder.steps
                 let ok = !steps.isEmpty && steps.allSatisfy(\.ok)
@@ -93,6 +97,7 @@ struct DemoScript {
     let endpoint: LocalEndpoint
     let work: URL
     let recorder: DemoRecorder
+    let httpClient: HTTPClient
     let logger: Logger
 
     static let provider = "google"
@@ -154,13 +159,14 @@ struct DemoScript {
             }
             let result = try await SignIn.federate(
                 token: token.token, providerId: token.providerId, roleArn: roleArn, sessionName: SignIn.sessionName(for: user),
-                sts: url, region: self.endpoint.configuration.region, logger: self.logger)
+                sts: url, region: self.endpoint.configuration.region, httpClient: self.httpClient, logger: self.logger)
             let subject = result.subjectFromWebIdentityToken ?? user
             let template = self.endpoint.configuration.role(arn: roleArn)?.partitionTemplate ?? PartitionPrefix.defaultTemplate
             let client = try S3Client(
                 configuration: S3Client.Configuration(region: self.endpoint.configuration.region, endpoint: self.endpoint.url),
                 credentialProvider: StaticCredentialProvider(credentials: result.credentials),
-                environment: [:])
+                environment: [:],
+                httpClient: self.httpClient)
             let bucket = try PartitionedBucket(client: client, bucket: bucketName, userId: subject, template: template)
             let role = roleArn.split(separator: "/").last.map(String.init) ?? roleArn
             self.recorder.record(

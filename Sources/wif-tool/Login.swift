@@ -183,7 +183,8 @@ extension WIFTool {
             request.durationSeconds = self.duration
             let client = try STSClient(
                 configuration: STSClient.Configuration(region: configuration.region, endpoint: context.stsEndpoint.absoluteString),
-                environment: [:])
+                environment: [:],
+                httpClient: context.httpClient)
             let result = try await client.assumeRoleWithWebIdentity(request, webIdentityToken: token, logger: context.logger)
 
             guard let subject = result.subjectFromWebIdentityToken ?? claims?.subject ?? developmentUser else {

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Logging
 import WIFCredentials
@@ -38,11 +39,13 @@ enum SignIn {
         sessionName: String,
         sts: URL,
         region: String,
+        httpClient: HTTPClient,
         logger: Logger
     ) async throws -> AssumeRoleWithWebIdentityResult {
         let client = try STSClient(
             configuration: STSClient.Configuration(region: region, endpoint: sts.absoluteString),
-            environment: [:]
+            environment: [:],
+            httpClient: httpClient
         )
         let request = AssumeRoleWithWebIdentityRequest(roleArn: roleArn, roleSessionName: sessionName, providerId: providerId)
         return try await client.assumeRoleWithWebIdentity(request, webIdentityToken: token, logger: logger)
@@ -89,15 +92,20 @@ actor SessionCredentials: CredentialProvider {
     private let store: SessionStore
     private let account: String?
     private let sts: URL
+    private let httpClient: HTTPClient
     private let now: @Sendable () -> Date
     private var rejectedKeyId: String?
     private var renewal: Task<AWSCredentials, any Error>?
 
-    init(session: StoredSession, store: SessionStore, account: String?, sts: URL, now: @escaping @Sendable () -> Date = { Date() }) {
+    init(
+        session: StoredSession, store: SessionStore, account: String?, sts: URL, httpClient: HTTPClient,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.session = session
         self.store = store
         self.account = account
         self.sts = sts
+        self.httpClient = httpClient
         self.now = now
     }
 
@@ -157,7 +165,8 @@ actor SessionCredentials: CredentialProvider {
         do {
             result = try await SignIn.federate(
                 token: token, providerId: self.session.providerId, roleArn: self.session.roleArn,
-                sessionName: self.session.roleSessionName, sts: self.sts, region: self.session.region, logger: logger)
+                sessionName: self.session.roleSessionName, sts: self.sts, region: self.session.region,
+                httpClient: self.httpClient, logger: logger)
         } catch let error as WIFCredentialsError where ExitStatus.classify(error) == .auth {
             throw WIFCredentialsError.tokenExpired(
                 "the identity token was refused while renewing credentials (\(error.reason)); sign in again: \(hint)")

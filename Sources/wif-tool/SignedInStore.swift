@@ -32,11 +32,13 @@ struct SignedInStore: Sendable {
         let prefix = try PartitionPrefix.make(template: session.partitionTemplate, userId: session.subject)
         return try await StoreRuntime.withTarget(configuration, logger: logger) { context in
             let credentials = SessionCredentials(
-                session: session, store: context.store, account: configuration.account, sts: context.stsEndpoint)
+                session: session, store: context.store, account: configuration.account, sts: context.stsEndpoint,
+                httpClient: context.httpClient)
             let client = try S3Client(
                 configuration: S3Client.Configuration(region: configuration.region, endpoint: context.s3Endpoint.absoluteString),
                 credentialProvider: credentials,
-                environment: [:])
+                environment: [:],
+                httpClient: context.httpClient)
             let bucket = try PartitionedBucket(client: client, bucket: session.bucket, prefix: prefix)
             return try await body(SignedInStore(context: context, session: session, client: client, bucket: bucket))
         }

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Logging
 import S3Partition
@@ -12,6 +13,8 @@ struct StoreContext: Sendable {
     let stsEndpoint: URL
     /// The embedded stack, when the command runs against it.
     let local: LocalEndpoint?
+    /// The HTTP client for STS and S3 requests.
+    let httpClient: HTTPClient
     let logger: Logger
 
     var store: SessionStore { SessionStore(file: self.configuration.sessionFile) }
@@ -25,23 +28,46 @@ enum StoreRuntime {
         logger: Logger,
         _ body: (StoreContext) async throws -> T
     ) async throws -> T {
-        switch configuration.target {
-        case .remote(let s3, let sts):
-            return try await body(
-                StoreContext(configuration: configuration, s3Endpoint: s3, stsEndpoint: sts, local: nil, logger: logger))
-        case .embedded(let dataDirectory):
-            try Self.createPrivateFolder(configuration.home)
-            var local = LocalConfiguration.default(dataDirectory: dataDirectory.path)
-            local.port = 0
-            local.region = configuration.region
-            return try await Self.withEmbeddedStack(local, logger: logger) { endpoint in
-                guard let url = URL(string: endpoint.url) else {
-                    throw CommandFailure(status: .network, message: "the embedded stack reported an unusable address \(endpoint.url)")
-                }
+        try await Self.withHTTPClient { httpClient in
+            switch configuration.target {
+            case .remote(let s3, let sts):
                 return try await body(
-                    StoreContext(configuration: configuration, s3Endpoint: url, stsEndpoint: url, local: endpoint, logger: logger))
+                    StoreContext(
+                        configuration: configuration, s3Endpoint: s3, stsEndpoint: sts, local: nil, httpClient: httpClient, logger: logger))
+            case .embedded(let dataDirectory):
+                try Self.createPrivateFolder(configuration.home)
+                var local = LocalConfiguration.default(dataDirectory: dataDirectory.path)
+                local.port = 0
+                local.region = configuration.region
+                return try await Self.withEmbeddedStack(local, logger: logger) { endpoint in
+                    guard let url = URL(string: endpoint.url) else {
+                        throw CommandFailure(status: .network, message: "the embedded stack reported an unusable address \(endpoint.url)")
+                    }
+                    return try await body(
+                        StoreContext(
+                            configuration: configuration, s3Endpoint: url, stsEndpoint: url, local: endpoint, httpClient: httpClient,
+                            logger: logger))
+                }
             }
         }
+    }
+
+    /// Runs `body` with an HTTP client that reports a refused connection at once (the STS and S3
+    /// clients retry it themselves) instead of retrying it until the request's deadline, then shuts
+    /// the client down.
+    static func withHTTPClient<T: Sendable>(_ body: (HTTPClient) async throws -> T) async throws -> T {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(10)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body(client))
+        } catch {
+            result = .failure(error)
+        }
+        try? await client.shutdown()
+        return try result.get()
     }
 
     /// Runs the embedded stack around `body`, reporting start-up failures as command failures.

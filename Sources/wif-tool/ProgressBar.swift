@@ -133,13 +133,17 @@ final class ProgressBar: Sendable {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let rate = seconds > 0 ? Double(bytes) / seconds : 0
         var figures = Self.bytes(bytes)
+        var speed = Self.bytes(Int64(rate.rounded())) + "/s"
         var eta = ""
         var percent = ""
         var fraction: Double?
         if let total, total > 0 {
             let done = min(1, Double(bytes) / Double(total))
             fraction = done
-            figures += " / " + Self.bytes(total)
+            // Fixed-width fields keep the bar from jumping as the figures change.
+            let totalText = Self.bytes(total)
+            figures = Self.padded(figures, to: totalText.count) + " / " + totalText
+            speed = Self.padded(speed, to: 12)
             percent = String(format: "%3d%%", Int((done * 100).rounded(.down)))
             if bytes >= total {
                 eta = "done " + Self.clock(seconds)
@@ -148,8 +152,9 @@ final class ProgressBar: Sendable {
             } else {
                 eta = "ETA --:--"
             }
+            eta = Self.padded(eta, to: 12)
         }
-        let tail = [figures, Self.bytes(Int64(rate.rounded())) + "/s", eta].filter { !$0.isEmpty }.joined(separator: "  ")
+        let tail = [figures, speed, eta].filter { !$0.isEmpty }.joined(separator: "  ")
         var name = label
         let fixed = percent.count + tail.count + 8
         let available = max(0, width - fixed)
@@ -170,6 +175,11 @@ final class ProgressBar: Sendable {
         parts.append(tail)
         let text = parts.joined(separator: " ")
         return text.count > width ? String(text.prefix(width)) : text
+    }
+
+    /// `text` with spaces in front up to `width` characters.
+    static func padded(_ text: String, to width: Int) -> String {
+        text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
     }
 
     /// A byte count with binary units: `512 B`, `1.5 KiB`, `64.0 MiB`.

@@ -203,7 +203,10 @@ struct ToolConfiguration: Sendable {
     }
 
     static func endpointURL(_ setting: Setting) throws(CommandFailure) -> URL {
-        guard let url = URL(string: setting.value), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+        // `http://host:9000/` and `http://host:9000` are the same endpoint, and sessions are matched by it.
+        var text = setting.value
+        while text.hasSuffix("/") { text.removeLast() }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = url.host(), !host.isEmpty, url.query == nil
         else {
             throw CommandFailure(

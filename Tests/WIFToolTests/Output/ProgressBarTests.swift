@@ -52,7 +52,7 @@ import Testing
         let line = ProgressBar.line(label: "video.mp4", bytes: 16 * mib, total: 64 * mib, elapsed: .seconds(2), width: 100)
         #expect(line.hasPrefix("video.mp4  25% ["), "\(line)")
         #expect(line.contains("16.0 MiB / 64.0 MiB"))
-        #expect(line.contains("8.0 MiB/s"))
+        #expect(line.contains("  8.0 MiB/s"))
         // 48 MiB left at 8 MiB/s.
         #expect(line.hasSuffix("ETA 0:06"), "\(line)")
         #expect(line.count <= 100)
@@ -60,6 +60,15 @@ import Testing
         #expect(inside.count >= 3)
         #expect(inside.filter { $0 == "#" }.count == inside.count / 4, "\(inside)")
         #expect(inside.allSatisfy { $0 == "#" || $0 == "." })
+    }
+
+    @Test func fieldsKeepTheirWidthSoTheBarDoesNotMove() {
+        let mib: Int64 = 1024 * 1024
+        let early = ProgressBar.line(label: "f", bytes: 512, total: 900 * mib, elapsed: .seconds(1), width: 100)
+        let late = ProgressBar.line(label: "f", bytes: 899 * mib, total: 900 * mib, elapsed: .seconds(100), width: 100)
+        #expect(early.firstIndex(of: "]").map { early.distance(from: early.startIndex, to: $0) }
+            == late.firstIndex(of: "]").map { late.distance(from: late.startIndex, to: $0) })
+        #expect(early.count == late.count, "\(early)|\(late)")
     }
 
     @Test func completeLineSaysDone() {

@@ -158,7 +158,6 @@ import Darwin
         ("a//b", "must not contain an empty segment"),
         ("back\\slash", "must not contain a backslash"),
         ("bell\u{07}", "must not contain control characters"),
-        ("folder/", "must not end with '/'"),
         (String(repeating: "n", count: 1020), "at most 1024 UTF-8 bytes"),
     ]
 
@@ -176,6 +175,17 @@ import Darwin
         }
         #expect(try fixture.run(["list"]).stdout.isEmpty, "something was uploaded")
         #expect(!FileManager.default.fileExists(atPath: fixture.path("out")))
+    }
+
+    @Test func aNameEndingInASlashIsAFolderForPutAndRefusedElsewhere() throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        try #require(try fixture.run(["login", "--dev", "erin"]).status == 0)
+        for arguments in [["get", "folder/", "-o", fixture.path("out")], ["rm", "folder/"]] {
+            let result = try fixture.run(arguments)
+            #expect(result.status == 64, "\(arguments.first ?? ""): \(result.stderr)")
+            #expect(result.stderr.contains("name 'folder/' is refused: it must not end with '/'"), "\(result.stderr)")
+        }
     }
 
     @Test func anotherUsersFilesAreRefusedByTheServer() throws {

@@ -48,7 +48,7 @@ struct MotoFileStoreTests {
             let small = try fixture.makeFile("notes.txt", size: 4321, seed: 5)
             let big = try fixture.makeFile("big.bin", size: 64 * 1024 * 1024 + 777, seed: 6)
             let put = try fixture.run(["put", small, big, "--json"])
-            #expect(put.status == 0, "\(put.stderr)")
+            try #require(put.status == 0, "\(put.stderr)")
             let uploaded = try #require(try StoreFixture.object(put)["uploaded"] as? [[String: Any]])
             #expect(((uploaded.last?["parts"] as? NSNumber)?.intValue ?? 0) > 1, "\(uploaded)")
 

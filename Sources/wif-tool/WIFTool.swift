@@ -13,6 +13,9 @@ struct WIFTool: AsyncParsableCommand {
             \(ExitStatus.io.rawValue) local file error; \(ExitStatus.network.rawValue) network or service \
             failure; 64 usage error.
             """,
-        subcommands: [Credentials.self, Request.self, Policy.self]
+        subcommands: [
+            Demo.self, Login.self, Whoami.self, Put.self, List.self, Get.self, Remove.self, Logout.self,
+            Credentials.self, Request.self, Policy.self,
+        ]
     )
 }

@@ -54,8 +54,10 @@ extension LocalConfiguration {
         var reader = ConfigurationFileReader(bytes: json, baseDirectory: baseDirectory)
         let result = reader.read(root, dataDirectory: dataDirectory)
         var problems = reader.problems
-        if let (configuration, labels) = result, problems.isEmpty {
-            problems = configuration.problems(labels: labels, checkingPolicies: false)
+        if let (configuration, labels) = result {
+            // The whole configuration is checked even when some entries were refused, so that every problem
+            // shows at once.
+            problems += configuration.problems(labels: labels, checkingPolicies: false)
             if problems.isEmpty { return configuration }
         }
         throw LocalStackError(Self.describe(problems, in: sourceName))
@@ -131,11 +133,16 @@ extension LocalConfiguration {
         return "[\n" + rendered.joined(separator: ",\n") + "\n  ]"
     }
 
-    /// Policy text placed as a value: trimmed, its lines after the first indented.
+    /// Policy text placed as a value: trimmed, and its lines after the first moved to `indent`, keeping their
+    /// relative indentation, so that writing what was read gives the same text.
     private static func inline(_ policy: String, indent: Int) -> String {
         let lines = policy.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n", omittingEmptySubsequences: false)
+        let common = lines.dropFirst().filter { !$0.allSatisfy(\.isWhitespace) }
+            .map { $0.prefix { $0 == " " }.count }.min() ?? 0
         let pad = String(repeating: " ", count: indent)
-        return lines.enumerated().map { $0.offset == 0 ? String($0.element) : pad + $0.element }.joined(separator: "\n")
+        return lines.enumerated().map { index, line in
+            index == 0 ? String(line) : pad + line.dropFirst(min(common, line.prefix { $0 == " " }.count))
+        }.joined(separator: "\n")
     }
 }
 
@@ -239,7 +246,11 @@ struct ConfigurationFileReader {
             return
         }
         var clientIds = existing.map { providers[$0].clientIds }
-        if let node = member("clientIds") { clientIds = self.strings(node, path: "\(path).clientIds") }
+        if let node = member("clientIds") {
+            // A malformed list has been reported; the provider is left out.
+            guard let values = self.strings(node, path: "\(path).clientIds") else { return }
+            clientIds = values
+        }
         guard let clientIds else {
             self.problems.append("\(path): a new provider needs clientIds, the audiences its tokens are for")
             return

@@ -90,7 +90,9 @@ extension LocalConfiguration {
                 }
             case .google, .cognito, .oidc:
                 let issuer = provider.issuer ?? self.issuer
-                if let reason = Self.issuerProblem(issuer) {
+                if issuer == self.issuer, Self.issuerProblem(issuer) != nil {
+                    // The stack's own issuer, already reported under `issuer`.
+                } else if let reason = Self.issuerProblem(issuer) {
                     problems.append("\(label).issuer: \(reason)")
                 } else if let first = issuers[issuer] {
                     problems.append("\(label).issuer: '\(issuer)' is already the issuer of \(first)")

@@ -307,6 +307,79 @@ import Darwin
         #expect(list.stderr.contains("wif-tool login --dev hank --provider google --account work"), "\(list.stderr)")
     }
 
+    /// Sets the stored credentials' expiry in the past, so the next command must renew them.
+    static func expireCredentials(_ session: URL) throws {
+        var stored = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: session)) as? [String: Any])
+        var credentials = try #require(stored["credentials"] as? [String: Any])
+        credentials["expiration"] = "2020-01-01T00:00:00Z"
+        stored["credentials"] = credentials
+        try JSONSerialization.data(withJSONObject: stored).write(to: session)
+    }
+
+    @Test func aTokenFileIsReadAgainAtEachRenewal() async throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        func token(ttl: Int) throws -> String {
+            let result = try fixture.run(["local", "token", "--provider", "google", "--user", "rita", "--ttl", String(ttl)])
+            try #require(result.status == 0, "\(result.stderr)")
+            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let tokenFile = fixture.work.appendingPathComponent("rita.jwt")
+        try Data((try token(ttl: 3600) + "\n").utf8).write(to: tokenFile)
+        let login = try fixture.run(["login", "--token-file", tokenFile.path, "--json"])
+        #expect(login.status == 0, "\(login.stderr)")
+        let signedIn = try StoreFixture.object(login)
+        #expect(signedIn["prefix"] as? String == "google/rita/")
+        #expect(signedIn["provider"] as? String == "google")
+        let session = fixture.wifHome.appendingPathComponent("session.json")
+        #expect(!(try String(contentsOf: session, encoding: .utf8)).contains(try String(contentsOf: tokenFile, encoding: .utf8).trimmingCharacters(in: .newlines)),
+                "the token file's content is kept in the session")
+        let firstExpiry = try #require(try StoreFixture.object(try fixture.run(["whoami", "--json"]))["tokenExpiration"] as? String)
+
+        // A rotated token is picked up at the next renewal.
+        try Data(try token(ttl: 7200).utf8).write(to: tokenFile)
+        try Self.expireCredentials(session)
+        let renewed = try fixture.run(["list"])
+        #expect(renewed.status == 0, "\(renewed.stderr)")
+        let secondExpiry = try #require(try StoreFixture.object(try fixture.run(["whoami", "--json"]))["tokenExpiration"] as? String)
+        #expect(secondExpiry > firstExpiry)
+
+        // A token that has expired asks for a fresh one.
+        try Data(try token(ttl: 1).utf8).write(to: tokenFile)
+        try await Task.sleep(for: .milliseconds(2100))
+        try Self.expireCredentials(session)
+        let expired = try fixture.run(["list"])
+        #expect(expired.status == 3, "\(expired.stderr)")
+        #expect(expired.stderr.contains("the token in \(tokenFile.path) expired at"), "\(expired.stderr)")
+        #expect(expired.stderr.contains("wif-tool login --token-file \(tokenFile.path) --provider google"))
+
+        // A token the provider refuses does too.
+        try Data("not-a-token-the-issuer-signed".utf8).write(to: tokenFile)
+        let refused = try fixture.run(["list"])
+        #expect(refused.status == 3, "\(refused.stderr)")
+        #expect(refused.stderr.contains("refused while renewing credentials"), "\(refused.stderr)")
+    }
+
+    @Test func aTokenGivenOnTheCommandLineOrStandardInputSignsIn() throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let issued = try fixture.run(["local", "token", "--provider", "facebook", "--user", "1001"])
+        try #require(issued.status == 0, "\(issued.stderr)")
+        let token = issued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let direct = try fixture.run(["login", "--token", token, "--provider", "facebook", "--json"])
+        #expect(direct.status == 0, "\(direct.stderr)")
+        #expect(try StoreFixture.object(direct)["prefix"] as? String == "facebook/1001/")
+        let piped = try fixture.run(["login", "--token", "-", "--provider", "facebook", "--account", "piped", "--json"], stdin: Data((token + "\n").utf8))
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(try StoreFixture.object(piped)["subject"] as? String == "1001")
+        let file = try fixture.makeFile("a.txt", size: 10)
+        #expect(try fixture.run(["put", file, "--account", "piped"]).status == 0)
+        #expect(try fixture.run(["list"]).stdout == "a.txt\n")
+        // A token of one provider presented as another's is refused by STS.
+        let wrong = try fixture.run(["login", "--token", token, "--provider", "amazon", "--account", "wrong"])
+        #expect(wrong.status == 3 || wrong.status == 4, "\(wrong.stderr)")
+    }
+
     @Test func logoutForgetsTheSignIn() throws {
         let fixture = try StoreFixture()
         defer { fixture.remove() }

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import WIFLocal
+
+extension WIFTool.Local {
+    /// `wif-tool local serve`: run the stack in the foreground.
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the local stack in the foreground until SIGINT or SIGTERM.",
+            discussion: """
+                Prints one line when the stack is ready: its endpoint, such as http://127.0.0.1:4566, to use as \
+                AWS_ENDPOINT_URL (with --json, an object with endpoint, issuer and dataDirectory). Stops \
+                gracefully on SIGINT (Ctrl-C) or SIGTERM and exits 0. --verbose logs one line per request to \
+                standard error. Exit status \(ExitStatus.usage.rawValue) for an invalid configuration, \
+                \(ExitStatus.io.rawValue) when the configuration file or data directory cannot be used, \
+                \(ExitStatus.network.rawValue) when the address cannot be bound.
+                """
+        )
+
+        @OptionGroup var options: GlobalOptions
+        @OptionGroup var local: LocalOptions
+
+        @Option(name: .long, help: "The port to listen on; 0 picks a free one (default: the configuration's, 0).")
+        var port: Int?
+
+        @Option(name: .long, help: "The address to listen on (default: the configuration's, 127.0.0.1).")
+        var host: String?
+
+        func validate() throws {
+            if let port, !(0...65535).contains(port) {
+                throw ValidationError("--port must be 0 to 65535, not \(port)")
+            }
+            if let host, host.isEmpty {
+                throw ValidationError("--host must not be empty")
+            }
+        }
+
+        struct Ready: Encodable {
+            var endpoint: String
+            var issuer: String
+            var dataDirectory: String
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let environment = self.options.environment
+                var configuration = try self.local.configuration(environment: environment)
+                if let port { configuration.port = port }
+                if let host { configuration.host = host }
+                if let region = self.options.region, !region.isEmpty { configuration.region = region }
+                do throws(LocalStackError) {
+                    try configuration.validate()
+                } catch {
+                    throw CommandFailure(status: .usage, message: error.message)
+                }
+                do throws(LocalStackError) {
+                    _ = try LocalFederation(configuration: configuration)
+                } catch {
+                    throw CommandFailure(status: .io, message: error.message)
+                }
+                let json = self.options.json
+                do {
+                    try await LocalStack.serve(configuration, logger: self.options.makeLogger()) { endpoint in
+                        if json {
+                            let ready = Ready(endpoint: endpoint.url, issuer: endpoint.issuer, dataDirectory: endpoint.configuration.dataDirectory)
+                            let encoder = JSONEncoder()
+                            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                            let line = (try? encoder.encode(ready)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+                            printOut(line + "\n")
+                        } else {
+                            printOut(endpoint.url + "\n")
+                        }
+                    }
+                } catch let error as LocalStackError {
+                    // The configuration and data directory were checked above: what is left is the address.
+                    throw CommandFailure(status: .network, message: error.message)
+                }
+            }
+        }
+    }
+}

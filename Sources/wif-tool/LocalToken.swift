@@ -1,0 +1,100 @@
+import ArgumentParser
+import Foundation
+import WIFLocal
+
+extension WIFTool.Local {
+    /// `wif-tool local token`: a development token for a user.
+    struct Token: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a development token of the local stack for a user.",
+            discussion: """
+                Signs with the data directory's keys, so the stack need not run (it accepts the token once it \
+                does). Prints the token alone; with --json, an object with token, provider, user, providerId \
+                (for the opaque-token providers facebook and amazon, to send as ProviderId), roleArn, bucket, \
+                prefix (the user's private folder) and expiration (ISO 8601): what the user federates into.
+                """
+        )
+
+        @OptionGroup var options: GlobalOptions
+        @OptionGroup var local: LocalOptions
+
+        @Option(name: .long, help: "The provider profile: facebook, amazon, google, cognito, oidc, or one from the configuration.")
+        var provider: String
+
+        @Option(name: .long, help: "The user id the token carries (the sub, Facebook id, …).")
+        var user: String
+
+        @Option(name: .long, help: "The client id the token is for (default: the profile's first client id).")
+        var audience: String?
+
+        @Option(name: .long, help: "The token's lifetime in seconds, 1 to \(LocalFederation.maximumTokenLifetime) (default 3600).")
+        var ttl: Int = 3600
+
+        func validate() throws {
+            if !(1...LocalFederation.maximumTokenLifetime).contains(self.ttl) {
+                throw ValidationError("--ttl must be 1 to \(LocalFederation.maximumTokenLifetime) seconds, not \(self.ttl)")
+            }
+            if self.user.isEmpty || self.user.utf8.count > 255 {
+                throw ValidationError("--user must be 1 to 255 bytes long")
+            }
+            if self.user.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0 == "/" }) {
+                throw ValidationError("--user must not contain '/' or control characters")
+            }
+            if let audience, audience.isEmpty {
+                throw ValidationError("--audience must not be empty")
+            }
+        }
+
+        struct Output: Encodable {
+            var token: String
+            var provider: String
+            var user: String
+            var providerId: String?
+            var roleArn: String?
+            var bucket: String?
+            var prefix: String?
+            var expiration: String
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let configuration = try self.local.configuration(environment: self.options.environment)
+                guard configuration.provider(named: self.provider) != nil else {
+                    let names = configuration.providers.map(\.name).joined(separator: ", ")
+                    throw CommandFailure(status: .usage, message: "unknown provider '\(self.provider)'; the configuration has \(names)")
+                }
+                let federation: LocalFederation
+                do throws(LocalStackError) {
+                    try configuration.validate()
+                } catch {
+                    throw CommandFailure(status: .usage, message: error.message)
+                }
+                let issued: DevelopmentToken
+                do throws(LocalStackError) {
+                    federation = try LocalFederation(configuration: configuration, logger: self.options.makeLogger())
+                    issued = try federation.developmentToken(provider: self.provider, user: self.user, audience: self.audience, ttl: self.ttl)
+                } catch {
+                    // The arguments were checked in validate(): what is left is the data directory and its keys.
+                    throw CommandFailure(status: .io, message: error.message)
+                }
+                guard self.options.json else {
+                    printOut(issued.token + "\n")
+                    return
+                }
+                let output = Output(
+                    token: issued.token,
+                    provider: issued.provider,
+                    user: issued.user,
+                    providerId: issued.providerId,
+                    roleArn: issued.roleArn,
+                    bucket: issued.bucket,
+                    prefix: issued.prefix,
+                    expiration: issued.expiration.formatted(.iso8601)
+                )
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+                printOut(String(decoding: try encoder.encode(output), as: UTF8.self) + "\n")
+            }
+        }
+    }
+}

@@ -73,7 +73,7 @@ final class MotoPeer: @unchecked Sendable {
         for _ in 0..<3 {
             let port = try Self.freePort()
             let log = FileManager.default.temporaryDirectory.appendingPathComponent("wif-tool-moto-\(port)-\(UUID().uuidString).log")
-            FileManager.default.createFile(atPath: log.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             let handle = try FileHandle(forWritingTo: log)
             let process = Process()
             process.executableURL = python

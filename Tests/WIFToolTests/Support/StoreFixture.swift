@@ -48,7 +48,7 @@ struct StoreFixture {
     func makeFile(_ name: String, size: Int, seed: UInt64 = 1) throws -> String {
         let url = self.work.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1

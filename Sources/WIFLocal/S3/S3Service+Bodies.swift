@@ -3,7 +3,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import WIFCredentials
 
 /// What `x-amz-content-sha256` (the signed payload hash) says.
 enum S3PayloadHash {
@@ -71,40 +70,14 @@ extension S3Service {
             decodedLength: decodedLength, signing: signing)
     }
 
-    /// What verifies the chunk signatures of a signed `aws-chunked` body: the signing key of the request's
-    /// scope and its seed signature, from its `Authorization` header.
+    /// What verifies the chunk signatures of a signed `aws-chunked` body: the seed signature, scope and
+    /// signing key the authenticator verified the request with.
     func chunkSigning(_ call: Call) throws(AWSErrorResponse) -> ChunkSigning {
-        guard !call.authenticated.presigned, let authorization = call.headers[.authorization],
-            let amzDate = call.headers[S3Headers.date]
-        else {
+        guard let streaming = call.authenticated.streaming, !call.authenticated.presigned else {
             throw S3Errors.invalidRequest("A STREAMING-AWS4-HMAC-SHA256-PAYLOAD body must be signed in the Authorization header.")
         }
-        var credential: Substring?
-        var signature: Substring?
-        let parameters = authorization.drop { $0 != " " }
-        for part in parameters.split(separator: ",") {
-            let trimmed = part.drop { $0 == " " }
-            if trimmed.hasPrefix("Credential=") { credential = trimmed.dropFirst("Credential=".count) }
-            if trimmed.hasPrefix("Signature=") { signature = trimmed.dropFirst("Signature=".count) }
-        }
-        guard let credential, let signature else {
-            throw S3Errors.invalidRequest("The Authorization header has no Credential or Signature.")
-        }
-        let scopeParts = credential.split(separator: "/", omittingEmptySubsequences: false)
-        guard scopeParts.count == 5 else { throw S3Errors.invalidRequest("The credential scope is malformed.") }
-        let secret: String
-        switch call.caller {
-        case .session(let session): secret = session.secretAccessKey
-        case .admin:
-            guard let admin = self.state.configuration.adminCredentials else {
-                throw AWSErrorResponse("InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.", status: .forbidden)
-            }
-            secret = admin.secretAccessKey
-        }
-        let key = SigV4SigningKey(
-            secretAccessKey: secret, day: scopeParts[1], region: String(scopeParts[2]), service: String(scopeParts[3]))
         return ChunkSigning(
-            key: key, amzDate: amzDate, scope: scopeParts[1...].joined(separator: "/"), seedSignature: String(signature))
+            key: streaming.signingKey, amzDate: streaming.amzDate, scope: streaming.scope, seedSignature: streaming.seedSignature)
     }
 
     /// The checks the store makes on a streamed body: the signed SHA-256, `Content-MD5` and the length.

@@ -57,7 +57,8 @@ public struct S3Client: Sendable {
     ///     cache), and told to forget credentials S3 refuses.
     ///   - environment: Environment variables consulted for the region and endpoint; pass a
     ///     dictionary to keep the process environment out of it.
-    ///   - httpClient: The HTTP client to send requests with; the shared one by default.
+    ///   - httpClient: The HTTP client to send requests with; by default ``sharedHTTPClient``, set up
+    ///     for S3 (see ``recommendedHTTPClientConfiguration()``).
     ///   - timeSource: The clock that dates signatures and the sleep between retries.
     /// - Throws: ``S3Error`` with code ``S3Error/Code/invalidConfiguration`` for a malformed region,
     ///   endpoint, retry or transfer setting.
@@ -65,7 +66,7 @@ public struct S3Client: Sendable {
         configuration: Configuration = Configuration(),
         credentialProvider: some CredentialProvider,
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        httpClient: HTTPClient = .shared,
+        httpClient: HTTPClient = S3Client.sharedHTTPClient,
         timeSource: TimeSource = .system
     ) throws(S3Error) {
         try self.init(
@@ -78,7 +79,7 @@ public struct S3Client: Sendable {
         configuration: Configuration,
         credentialProvider: some CredentialProvider,
         environment: [String: String],
-        httpClient: HTTPClient,
+        httpClient: HTTPClient = S3Client.sharedHTTPClient,
         timeSource: TimeSource,
         jitter: @escaping @Sendable () -> Double
     ) throws(S3Error) {

@@ -87,7 +87,8 @@ extension S3Client {
             if root.name == "Error" {
                 throw S3ErrorDocument.error(status: response.status, headers: response.headers, body: body, bucket: bucket, key: key)
             }
-            guard root.name == "CompleteMultipartUploadResult" else {
+            // S3 names it CompleteMultipartUploadResult; some S3-compatible servers write ...Response.
+            guard root.name == "CompleteMultipartUploadResult" || root.name == "CompleteMultipartUploadResponse" else {
                 throw S3Error.malformedResponse(
                     "the CompleteMultipartUpload answer is <\(root.name)>", status: response.status,
                     requestId: response.header("x-amz-request-id"), bucket: bucket, key: key)

@@ -1,0 +1,117 @@
+import Crypto
+import Foundation
+import Logging
+import Synchronization
+import WIFCredentials
+
+/// A clock that stands still and a sleep that returns at once, recording what was asked of it, so
+/// backoff is checked without waiting.
+final class TestClock: Sendable {
+    private let state: Mutex<(now: Date, sleeps: [Duration])>
+
+    init(now: Date = Date(timeIntervalSince1970: 1_790_000_000)) {
+        self.state = Mutex((now, []))
+    }
+
+    /// The durations slept, in order.
+    var sleeps: [Duration] { self.state.withLock { $0.sleeps } }
+
+    var timeSource: TimeSource {
+        TimeSource(
+            now: { self.state.withLock { $0.now } },
+            sleep: { duration in
+                try Task.checkCancellation()
+                self.state.withLock { $0.sleeps.append(duration) }
+            })
+    }
+}
+
+/// A provider that hands out `KEY1`, and after `invalidate(accessKeyId:)` of the current key the next
+/// one (`KEY2`, …), recording the invalidations.
+final class RotatingCredentialProvider: CredentialProvider {
+    private let state = Mutex<(generation: Int, invalidated: [String], calls: Int)>((1, [], 0))
+
+    var invalidated: [String] { self.state.withLock { $0.invalidated } }
+    var calls: Int { self.state.withLock { $0.calls } }
+
+    func getCredentials(logger: Logger) async throws -> AWSCredentials {
+        let generation = self.state.withLock {
+            $0.calls += 1
+            return $0.generation
+        }
+        return AWSCredentials(
+            accessKeyId: "KEY\(generation)", secretAccessKey: "secret-\(generation)", sessionToken: "token-\(generation)")
+    }
+
+    func invalidate(accessKeyId: String) async {
+        self.state.withLock {
+            $0.invalidated.append(accessKeyId)
+            if accessKeyId == "KEY\($0.generation)" { $0.generation += 1 }
+        }
+    }
+}
+
+/// A provider that always fails.
+struct FailingCredentialProvider: CredentialProvider {
+    func getCredentials(logger: Logger) async throws -> AWSCredentials {
+        throw WIFCredentialsError.noCredentials("no provider in the chain had credentials")
+    }
+}
+
+/// A temporary folder removed when the value goes away.
+final class TemporaryFolder: Sendable {
+    let path: String
+
+    init() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("s3partition-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        self.path = path
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: self.path)
+    }
+
+    func file(_ name: String) -> String { self.path + "/" + name }
+
+    /// The names in the folder, hidden ones included (`["<unreadable>"]` if it cannot be read).
+    func contents() -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: self.path).sorted()) ?? ["<unreadable>"]
+    }
+
+    /// Writes `size` bytes of a deterministic pattern and returns their SHA-256 in hex.
+    @discardableResult
+    func writePatternFile(_ name: String, size: Int, seed: UInt64 = 1) throws -> String {
+        let bytes = patternBytes(size: size, seed: seed)
+        FileManager.default.createFile(atPath: self.file(name), contents: Data(bytes))
+        return sha256Hex(bytes)
+    }
+}
+
+/// Deterministic pseudo-random bytes (xorshift), so that misplaced parts change the checksum.
+func patternBytes(size: Int, seed: UInt64) -> [UInt8] {
+    var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
+    var bytes = [UInt8](repeating: 0, count: size)
+    var index = 0
+    while index < size {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        var word = state
+        for _ in 0..<8 where index < size {
+            bytes[index] = UInt8(truncatingIfNeeded: word)
+            word >>= 8
+            index += 1
+        }
+    }
+    return bytes
+}
+
+func sha256Hex(_ bytes: some DataProtocol) -> String {
+    SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+}
+
+func fileSHA256(_ path: String) throws -> String {
+    guard let data = FileManager.default.contents(atPath: path) else { throw TestFailure("cannot read \(path)") }
+    return sha256Hex(data)
+}

@@ -90,7 +90,7 @@ import Testing
                 var configuration = LocalConfiguration.default(dataDirectory: path + "/b")
                 configuration.port = endpoint.port
                 do {
-                    try await LocalStack.run(configuration) { _ in Issue.record("a second stack bound a taken port") }
+                    _ = try await LocalStack.run(configuration) { _ in Issue.record("a second stack bound a taken port") }
                 } catch let error as LocalStackError {
                     #expect(error.message.hasPrefix("cannot listen on 127.0.0.1:\(endpoint.port): "), "got: \(error.message)")
                 }
@@ -105,7 +105,7 @@ import Testing
             var configuration = LocalConfiguration.default(dataDirectory: path)
             configuration.roles[0].maxSessionDuration = 10
             do {
-                try await LocalStack.run(configuration) { _ in Issue.record("the body ran") }
+                _ = try await LocalStack.run(configuration) { _ in Issue.record("the body ran") }
                 Issue.record("an invalid configuration started")
             } catch let error as LocalStackError {
                 #expect(error.message == "the configuration: roles[0].maxSessionDuration: must be 3600 to 43200 seconds, not 10")
@@ -166,7 +166,8 @@ import Testing
     }
 }
 
-/// Lets a number of tasks wait until all of them have arrived.
+/// Lets a number of tasks wait until all of them have arrived; a cancelled task stops waiting, so a party
+/// that fails to arrive ends the test instead of hanging it.
 actor StackGate {
     private let parties: Int
     private var arrived = 0
@@ -179,10 +180,29 @@ actor StackGate {
     func arrive() async {
         self.arrived += 1
         if self.arrived >= self.parties {
-            for continuation in self.waiting { continuation.resume() }
-            self.waiting = []
+            self.open()
             return
         }
-        await withCheckedContinuation { self.waiting.append($0) }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if Task.isCancelled || self.arrived >= self.parties {
+                    continuation.resume()
+                } else {
+                    self.waiting.append(continuation)
+                }
+            }
+        } onCancel: {
+            Task { await self.cancel() }
+        }
+    }
+
+    private func cancel() {
+        self.arrived = self.parties
+        self.open()
+    }
+
+    private func open() {
+        for continuation in self.waiting { continuation.resume() }
+        self.waiting = []
     }
 }

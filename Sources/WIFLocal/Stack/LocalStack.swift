@@ -30,6 +30,7 @@ public enum LocalStack {
     /// - Parameters:
     ///   - configuration: The stack's configuration; port `0` picks a free port.
     ///   - logger: Where to log; each request is logged at debug level (method, path, status, duration).
+    ///   - isolation: Where `body` runs: the caller's actor, by default.
     ///   - body: The code that uses the stack.
     /// - Returns: What `body` returns.
     /// - Throws: ``LocalStackError`` when the configuration is invalid, the data directory unusable or the

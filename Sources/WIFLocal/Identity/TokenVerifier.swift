@@ -99,7 +99,14 @@ struct TokenVerifier: Sendable {
                 .audiences.append(.init(kind: profile.kind, clientIds: Set(profile.clientIds)))
         }
         var external: [Int: ExternalKeySet] = [:]
-        for (index, entry) in configuration.externalIssuers.enumerated() where issuers[entry.issuer] == nil {
+        for (index, entry) in configuration.externalIssuers.enumerated() {
+            guard issuers[entry.issuer] == nil else {
+                state.logger.warning(
+                    "an external issuer repeats the issuer of a provider profile or another external issuer; the first is used",
+                    metadata: ["wif.local.issuer": "\(entry.issuer)"]
+                )
+                continue
+            }
             if let path = entry.jwksFile {
                 guard let bytes = FileManager.default.contents(atPath: path) else {
                     throw LocalStackError("cannot read the JWKS file \(path) of the external issuer \(entry.issuer)")

@@ -46,7 +46,7 @@ public struct S3Client: Sendable {
     let clockOffset: ClockOffset
 
     /// The bytes read from a file per chunk of a request body.
-    static let fileChunkSize = 512 * 1024
+    static let fileChunkSize = 256 * 1024
     /// Files up to this size are read into memory whole and sent in one write.
     static let smallFileSize = 1024 * 1024
 
@@ -281,44 +281,55 @@ final class ClockOffset: Sendable {
     }
 }
 
-/// A request body read from a file in chunks, one chunk read ahead of the one being sent.
+/// A request body read from a file in chunks.
+///
+/// AsyncHTTPClient asks for the next chunk as soon as it has handed the last one to the event loop,
+/// before the connection reports that its buffer is full; when the event loop is slow to run (a busy
+/// machine), chunks would pile up in memory. So at most ``window`` chunks of one body are held by
+/// the HTTP stack at a time: the next chunk is read only once NIO has released an earlier one's
+/// storage after writing it.
 struct FileBodySequence: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
+
+    /// Chunks of one body the HTTP stack may hold at once.
+    static let window = 4
 
     let file: ReadableFile
     let offset: Int64
     let length: Int64
     let progress: AttemptProgress
 
+    /// A weak reference to a chunk's storage, which becomes `nil` once NIO has dropped the chunk.
+    final class HeldChunk {
+        weak var storage: AnyObject?
+
+        init(_ buffer: ByteBuffer) {
+            self.storage = buffer.withVeryUnsafeBytesWithStorageManagement { _, storage in storage.takeUnretainedValue() }
+        }
+    }
+
     struct AsyncIterator: AsyncIteratorProtocol {
         let file: ReadableFile
         let end: Int64
         let progress: AttemptProgress
         var position: Int64
-        var pending: Task<ByteBuffer, any Error>?
+        var held: [HeldChunk] = []
 
         mutating func next() async throws -> ByteBuffer? {
-            let current: ByteBuffer
-            if let pending = self.pending {
-                self.pending = nil
-                current = try await pending.value
-            } else {
-                guard let read = self.read() else { return nil }
-                current = try await read.value
-            }
-            self.pending = self.read()
-            self.progress.add(current.readableBytes)
-            return current
-        }
-
-        /// Starts reading the next chunk, or returns `nil` at the end.
-        private mutating func read() -> Task<ByteBuffer, any Error>? {
             guard self.position < self.end else { return nil }
+            var pause = 50
+            while true {
+                self.held.removeAll { $0.storage == nil }
+                if self.held.count < FileBodySequence.window { break }
+                try await Task.sleep(for: .microseconds(pause))
+                pause = Swift.min(pause * 2, 2000)
+            }
             let count = Int(Swift.min(Int64(S3Client.fileChunkSize), self.end - self.position))
-            let file = self.file
-            let offset = self.position
+            let buffer = try await self.file.read(at: self.position, count: count, allocator: ByteBufferAllocator())
             self.position += Int64(count)
-            return Task { try await file.read(at: offset, count: count, allocator: ByteBufferAllocator()) }
+            self.held.append(HeldChunk(buffer))
+            self.progress.add(count)
+            return buffer
         }
     }
 

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
@@ -77,60 +78,117 @@ extension S3Client {
         return directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 
+    /// What the first answer of a download leads to.
+    enum FirstAnswer: Sendable {
+        /// The whole object was written and verified.
+        case complete(ObjectMetadata)
+        /// The object is large: the first part is still to be read from `body`, the rest by ranges.
+        case parts(ObjectMetadata, plan: PartPlan, firstPartSize: Int64, eTag: String?, body: HTTPClientResponse.Body)
+    }
+
     /// Downloads into an open file: one request for small objects; for large ones, the first part
-    /// from that request and the rest as parallel ranges.
+    /// from that request's body while the other parts are fetched as parallel ranges.
     func download(
         bucket: String, key: String, into file: WritableFile, progress: ProgressTracker, logger: Logger
     ) async throws -> ObjectMetadata {
         let transfer = self.configuration.transfer
         var request = S3Request(operation: "GetObject", method: .GET, bucket: bucket, key: key)
         if transfer.verifiesDownloads { request.headers.append(("x-amz-checksum-mode", "ENABLED")) }
-        let first = try await self.perform(request, logger: logger) { response -> (ObjectMetadata, PartPlan?, String?) in
+        let first = try await self.perform(request, logger: logger) { response -> FirstAnswer in
             let length = try Self.contentLength(response, operation: "GetObject", bucket: bucket, key: key)
             progress.setTotal(length)
             let metadata = ObjectMetadata(headers: response.headers, contentLength: length)
             let partSize = Int64(transfer.partSize(forObjectOfSize: length))
-            let parallel = length > Int64(transfer.multipartThreshold) && length > partSize
-            let limit = parallel ? partSize : length
-            var verifier = parallel ? nil : BodyVerifier(headers: response.headers, expectedLength: length, verifies: transfer.verifiesDownloads)
+            if length > Int64(transfer.multipartThreshold) && length > partSize {
+                try file.truncate(to: length)
+                return .parts(
+                    metadata, plan: PartPlan(objectSize: length, partSize: partSize, startOffset: partSize), firstPartSize: partSize,
+                    eTag: response.header("etag"), body: response.body)
+            }
+            var verifier = BodyVerifier(headers: response.headers, expectedLength: length, verifies: transfer.verifiesDownloads)
             let attempt = AttemptProgress(progress)
             var writer = OffsetWriter(file: file, offset: 0)
             do {
                 for try await buffer in response.body {
-                    let remaining = limit - writer.position
-                    let slice = buffer.readableBytes > remaining ? buffer.getSlice(at: buffer.readerIndex, length: Int(remaining)) ?? buffer : buffer
-                    verifier?.update(slice)
-                    try await writer.append(slice)
-                    attempt.add(slice.readableBytes)
-                    // Past the first part, the rest comes from ranged requests; this answer is dropped.
-                    if parallel && writer.position >= limit { break }
+                    verifier.update(buffer)
+                    guard writer.position + Int64(buffer.readableBytes) <= length else { continue }
+                    try await writer.append(buffer)
+                    attempt.add(buffer.readableBytes)
                 }
                 try await writer.flush()
-                if let verifier {
-                    try verifier.verify(bucket: bucket, key: key)
-                } else if writer.position < limit {
-                    throw S3Error.network("the connection closed after \(writer.position) of \(limit) bytes", bucket: bucket, key: key)
-                }
+                try verifier.verify(bucket: bucket, key: key)
             } catch {
+                await writer.abandon()
                 attempt.rollBack()
                 throw error
             }
-            guard parallel else { return (metadata, nil, nil) }
-            try file.truncate(to: length)
-            return (metadata, PartPlan(objectSize: length, partSize: partSize, startOffset: partSize), response.header("etag"))
+            return .complete(metadata)
         }
-        let (metadata, plan, eTag) = first
-        if let plan {
+        switch first {
+        case .complete(let metadata):
+            progress.report()
+            return metadata
+        case .parts(let metadata, let plan, let firstPartSize, let eTag, let body):
             logger.debug("downloading in ranges", metadata: ["wif.s3.key": "\(key)", "wif.s3.parts": "\(plan.partCount + 1)"])
-            _ = try await PartScheduler<Int64>.run(partCount: plan.partCount, concurrency: transfer.concurrency) { number in
-                let range = plan.range(ofPart: number)
-                return try await self.downloadRange(
-                    bucket: bucket, key: key, offset: range.offset, length: range.length, objectSize: plan.objectSize,
-                    eTag: eTag, into: file, progress: progress, logger: logger)
+            let firstPart: @Sendable () async throws -> Void = {
+                try await self.readFirstPart(
+                    body, length: firstPartSize, objectSize: plan.objectSize, bucket: bucket, key: key, eTag: eTag, into: file,
+                    progress: progress, logger: logger)
             }
+            let otherParts: @Sendable (Int) async throws -> Void = { concurrency in
+                _ = try await PartScheduler<Int64>.run(partCount: plan.partCount, concurrency: concurrency) { number in
+                    let range = plan.range(ofPart: number)
+                    return try await self.downloadRange(
+                        bucket: bucket, key: key, offset: range.offset, length: range.length, objectSize: plan.objectSize,
+                        eTag: eTag, into: file, progress: progress, logger: logger)
+                }
+            }
+            if transfer.concurrency == 1 {
+                try await firstPart()
+                try await otherParts(1)
+            } else {
+                // The first part streams on its own connection while the others take the remaining slots.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await firstPart() }
+                    group.addTask { try await otherParts(transfer.concurrency - 1) }
+                    try await group.waitForAll()
+                }
+            }
+            progress.report()
+            return metadata
         }
-        progress.report()
-        return metadata
+    }
+
+    /// Reads the first part of a large object from the first answer's body; if that connection
+    /// breaks, fetches the part again as a range.
+    func readFirstPart(
+        _ body: HTTPClientResponse.Body, length: Int64, objectSize: Int64, bucket: String, key: String, eTag: String?,
+        into file: WritableFile, progress: ProgressTracker, logger: Logger
+    ) async throws {
+        let attempt = AttemptProgress(progress)
+        var writer = OffsetWriter(file: file, offset: 0)
+        do {
+            for try await buffer in body {
+                let remaining = length - writer.position
+                let slice = buffer.readableBytes > remaining ? buffer.getSlice(at: buffer.readerIndex, length: Int(remaining)) ?? buffer : buffer
+                try await writer.append(slice)
+                attempt.add(slice.readableBytes)
+                // The rest of this answer is fetched by ranged requests; the connection is dropped.
+                if writer.position >= length { break }
+            }
+            try await writer.flush()
+            guard writer.position >= length else {
+                throw S3Error.network("the connection closed after \(writer.position) of \(length) bytes", bucket: bucket, key: key)
+            }
+        } catch {
+            await writer.abandon()
+            attempt.rollBack()
+            if error is CancellationError || Task.isCancelled { throw error }
+            logger.debug("the first part's connection broke; fetching it as a range", metadata: ["wif.s3.error": "\(error)"])
+            _ = try await self.downloadRange(
+                bucket: bucket, key: key, offset: 0, length: length, objectSize: objectSize, eTag: eTag, into: file,
+                progress: progress, logger: logger)
+        }
     }
 
     /// Downloads one range into the file at its offset.
@@ -165,6 +223,7 @@ extension S3Client {
                         bucket: bucket, key: key)
                 }
             } catch {
+                await writer.abandon()
                 attempt.rollBack()
                 throw error
             }
@@ -174,15 +233,18 @@ extension S3Client {
 }
 
 /// Collects received buffers and writes them to a file at consecutive offsets, about a megabyte at a
-/// time, so that the thread-pool hop of each write is paid rarely.
+/// time, so that the thread-pool hop of each write is paid rarely. One write runs in the background
+/// while the next megabyte is received: HTTP reading stops whenever the body is not consumed, so
+/// waiting for each write would stall the connection.
 struct OffsetWriter {
-    static let flushSize = 1 << 20
+    static let flushSize = 512 * 1024
 
     let file: WritableFile
-    /// Where the next byte goes (everything before it is written or pending).
+    /// Where the next byte goes (everything before it is written, being written, or pending).
     private(set) var position: Int64
     private var pendingStart: Int64
     private var pending: ByteBuffer
+    private var writing: Task<Void, any Error>?
 
     init(file: WritableFile, offset: Int64) {
         self.file = file
@@ -193,23 +255,41 @@ struct OffsetWriter {
 
     mutating func append(_ buffer: ByteBuffer) async throws {
         guard buffer.readableBytes > 0 else { return }
-        if self.pending.readableBytes == 0 && buffer.readableBytes >= Self.flushSize {
-            try await self.file.write(buffer, at: self.position)
-            self.position += Int64(buffer.readableBytes)
-            self.pendingStart = self.position
-            return
-        }
         if self.pending.capacity == 0 { self.pending.reserveCapacity(Self.flushSize) }
         var copy = buffer
         self.pending.writeBuffer(&copy)
         self.position += Int64(buffer.readableBytes)
-        if self.pending.readableBytes >= Self.flushSize { try await self.flush() }
+        if self.pending.readableBytes >= Self.flushSize { try await self.startWrite() }
     }
 
+    /// Writes what is pending and waits until everything is on disk (in the page cache).
     mutating func flush() async throws {
+        try await self.startWrite()
+        try await self.finishWrite()
+    }
+
+    /// Waits for the background write, then starts writing the pending bytes in the background.
+    private mutating func startWrite() async throws {
+        try await self.finishWrite()
         guard self.pending.readableBytes > 0 else { return }
-        try await self.file.write(self.pending, at: self.pendingStart)
+        let file = self.file
+        let buffer = self.pending
+        let offset = self.pendingStart
+        self.writing = Task { try await file.write(buffer, at: offset) }
         self.pendingStart = self.position
-        self.pending.clear()
+        self.pending = ByteBuffer()
+    }
+
+    /// Waits for a background write without reporting its outcome, so that a failed attempt leaves
+    /// no write behind that could land after a retry's.
+    mutating func abandon() async {
+        try? await self.finishWrite()
+        self.pending = ByteBuffer()
+    }
+
+    private mutating func finishWrite() async throws {
+        guard let writing = self.writing else { return }
+        self.writing = nil
+        try await writing.value
     }
 }

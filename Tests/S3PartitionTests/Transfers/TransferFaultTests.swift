@@ -127,6 +127,25 @@ struct TransferFaultTests {
         }
     }
 
+    @Test("when the first answer of a large download breaks inside the first part, that part is fetched as a range")
+    func firstPartFallback() async throws {
+        let memory = MemoryS3()
+        let size = 2 * Self.partSize + 99
+        let bytes = patternBytes(size: size, seed: 13)
+        memory.store(bytes, key: "big.bin")
+        memory.inject(.truncate(after: 70_000), when: Self.isPlainGet)
+        let folder = try TemporaryFolder()
+        try await RetryTests.withClient(memory, transfer: Self.transfer) { client, _ in
+            let progress = ProgressLog()
+            try await client.getObject(bucket: "bucket", key: "big.bin", toFile: folder.file("big.bin"), progress: progress.record)
+            #expect(FileManager.default.contents(atPath: folder.file("big.bin")) == Data(bytes))
+            let ranges = Set(memory.log.compactMap { $0.header("range") })
+            #expect(ranges.contains("bytes=0-\(Self.partSize - 1)"))
+            #expect(progress.last == TransferProgress(bytesTransferred: Int64(size), totalBytes: Int64(size)))
+            #expect(folder.contents() == ["big.bin"])
+        }
+    }
+
     @Test("a download that keeps failing leaves neither the destination nor a temporary file")
     func failedDownloadLeavesNothing() async throws {
         let memory = MemoryS3()

@@ -90,6 +90,21 @@ struct MotoTransferTests {
         }
     }
 
+    @Test("multipart uploads with CRC-32 part checksums, and without checksums", arguments: [S3Client.ChecksumAlgorithm.crc32, .none])
+    func multipartChecksums(checksum: S3Client.ChecksumAlgorithm) async throws {
+        try await MotoS3.withServer { moto in
+            let transfer = S3Client.Transfer(multipartThreshold: 6 * 1024 * 1024, partSize: S3Client.Transfer.minimumPartSize, concurrency: 2)
+            let client = try moto.client(transfer: transfer, checksum: checksum)
+            try await moto.createBucket("parts", with: client)
+            let folder = try TemporaryFolder()
+            let digest = try folder.writePatternFile("eleven.bin", size: 11 * 1024 * 1024, seed: 17)
+            let put = try await client.putObject(bucket: "parts", key: "eleven.bin", fromFile: folder.file("eleven.bin"))
+            #expect(put.partCount == 3)
+            try await client.getObject(bucket: "parts", key: "eleven.bin", toFile: folder.file("back.bin"))
+            #expect(try fileSHA256(folder.file("back.bin")) == digest)
+        }
+    }
+
     @Test("a file between 1 MiB and the threshold streams in one PutObject, with CRC-32 too")
     func streamedSinglePut() async throws {
         try await MotoS3.withServer { moto in

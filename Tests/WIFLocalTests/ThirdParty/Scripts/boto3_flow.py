@@ -24,7 +24,10 @@ except ImportError as error:
 
 ENDPOINT = os.environ["WIF_ENDPOINT"]
 GRANTS = json.loads(os.environ["WIF_GRANTS"])
-CONFIG = Config(region_name="us-east-1", retries={"max_attempts": 1}, s3={"addressing_style": "path"})
+# SigV4 throughout: botocore presigns S3 URLs with SigV2 unless told otherwise, and the stack, like S3 in
+# every region opened since 2014, accepts only SigV4.
+CONFIG = Config(region_name="us-east-1", signature_version="s3v4", retries={"max_attempts": 1},
+                s3={"addressing_style": "path"})
 
 
 def code(call):

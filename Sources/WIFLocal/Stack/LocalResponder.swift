@@ -8,7 +8,7 @@ import NIOCore
 /// names an `Action` in its query or is a form POST; everything else is S3, which tells path-style and
 /// virtual-hosted addressing apart itself.
 struct LocalResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = LocalRequestContext
 
     /// The largest STS request body; AWS's own limit for query APIs is far larger than any valid request.
     static let maximumSTSBodySize = 64 * 1024
@@ -28,11 +28,12 @@ struct LocalResponder: HTTPResponder {
     /// Answers a request and logs one line at debug level: method, path without the query, status and
     /// duration. Headers and queries may hold signatures and tokens, so they are never logged.
     func respond(to request: Request, context: Context) async throws -> Response {
+        let sourceIp = context.remoteAddress?.ipAddress
         guard self.logger.logLevel <= .debug else {
-            return await self.dispatch(request)
+            return await self.dispatch(request, sourceIp: sourceIp)
         }
         let start = ContinuousClock.now
-        let response = await self.dispatch(request)
+        let response = await self.dispatch(request, sourceIp: sourceIp)
         let elapsed = ContinuousClock.now - start
         let microseconds = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
         self.logger.debug(
@@ -47,14 +48,15 @@ struct LocalResponder: HTTPResponder {
         return response
     }
 
-    /// Routes a request to its service.
-    func dispatch(_ request: Request) async -> Response {
+    /// Routes a request to its service; `sourceIp`, the client's address, is what S3 policies see as
+    /// `aws:SourceIp`.
+    func dispatch(_ request: Request, sourceIp: String? = nil) async -> Response {
         switch Self.route(request) {
         case .issuer:
             if let response = await self.issuer.respond(to: request) { return response }
-            return await self.s3.respond(to: request)
+            return await self.s3.respond(to: request, sourceIp: sourceIp)
         case .sts: return await self.respondSTS(request)
-        case .s3: return await self.s3.respond(to: request)
+        case .s3: return await self.s3.respond(to: request, sourceIp: sourceIp)
         }
     }
 
@@ -143,5 +145,17 @@ struct LocalResponder: HTTPResponder {
         }
         let rest = utf8.dropFirst(form.count)
         return rest.isEmpty || rest.first == UInt8(ascii: ";") || rest.first == UInt8(ascii: " ")
+    }
+}
+
+/// The request context of the local stack: Hummingbird's core context and the client's address.
+struct LocalRequestContext: RequestContext, RemoteAddressRequestContext {
+    var coreContext: CoreRequestContextStorage
+    /// The connected client, `nil` when the channel no longer knows it.
+    let remoteAddress: SocketAddress?
+
+    init(source: ApplicationRequestContextSource) {
+        self.coreContext = CoreRequestContextStorage(source: source)
+        self.remoteAddress = source.channel.remoteAddress
     }
 }

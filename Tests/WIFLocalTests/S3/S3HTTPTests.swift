@@ -14,11 +14,14 @@ struct S3HTTPTests {
     static let admin = AdminCredentials(accessKeyId: "AKIAS3HTTPADMIN00001", secretAccessKey: "s3-http-admin-secret-0123456789abcdefghi")
 
     /// Runs a stack with administrator credentials in a fresh data directory.
-    static func withStack<T: Sendable>(_ body: (LocalEndpoint, String) async throws -> T) async throws -> T {
+    static func withStack<T: Sendable>(
+        configure: (inout LocalConfiguration) -> Void = { _ in }, _ body: (LocalEndpoint, String) async throws -> T
+    ) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wif-s3-http-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var configuration = LocalConfiguration.default(dataDirectory: directory)
         configuration.adminCredentials = Self.admin
+        configure(&configuration)
         return try await LocalStack.run(configuration) { endpoint in try await body(endpoint, directory) }
     }
 
@@ -168,6 +171,23 @@ struct S3HTTPTests {
             #expect(try await Self.send(endpoint, "GET", path, credentials: alice).text == "dear diary")
             // The connection stays usable after a refused upload whose body was never read.
             #expect(try await Self.send(endpoint, "HEAD", path, credentials: alice).status == 200)
+        }
+    }
+
+    @Test(
+        "aws:SourceIp in a bucket policy sees the connection's address (127.0.0.1)",
+        arguments: [("NotIpAddress", "127.0.0.0/8", 200), ("IpAddress", "127.0.0.1/32", 403), ("NotIpAddress", "10.0.0.0/8", 403)]
+    )
+    func sourceIpOverHTTP(condition: String, range: String, status: Int) async throws {
+        let policy = """
+            {"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:PutObject",\
+            "Resource":"arn:aws:s3:::wif-personal/*","Condition":{"\(condition)":{"aws:SourceIp":"\(range)"}}}]}
+            """
+        try await Self.withStack(configure: { $0.buckets = [BucketDefinition(name: "wif-personal", policy: policy)] }) { endpoint, directory in
+            let alice = try Self.sessionCredentials(directory: directory, kind: .google, user: "alice")
+            let put = try await Self.send(endpoint, "PUT", "/wif-personal/google/alice/ip.txt", body: [1, 2, 3], credentials: alice)
+            #expect(put.status == status, "\(condition) \(range): \(put.text)")
+            if status == 403 { #expect(put.errorCode == "AccessDenied") }
         }
     }
 }

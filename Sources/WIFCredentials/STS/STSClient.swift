@@ -123,7 +123,7 @@ public struct STSClient: Sendable {
                         "STS rejected the web-identity token; reading it again",
                         metadata: Self.metadata(error, attempt: attempt)
                     )
-                    token = try await self.refreshedToken(from: tokenSource, logger: logger)
+                    token = try await self.refreshedToken(from: tokenSource, replacing: token, logger: logger)
                 case .retryWithBackoff where attempt < self.configuration.retry.maxAttempts:
                     let delay = self.configuration.retry.delay(beforeRetry: attempt, jitter: self.jitter())
                     var metadata = Self.metadata(error, attempt: attempt)
@@ -180,9 +180,19 @@ extension STSClient {
         return try await self.refreshedToken(from: source, logger: logger)
     }
 
-    /// Reads the token bypassing the source's caches; fails when it is still expired.
-    func refreshedToken(from source: some WebIdentityTokenSource, logger: Logger) async throws -> WebIdentityToken {
-        let token = try await source.token(forceRefresh: true, logger: logger)
+    /// Reads the token bypassing the source's caches (asking for a replacement of `rejected` when STS
+    /// refused one); fails when it is still expired.
+    func refreshedToken(
+        from source: some WebIdentityTokenSource,
+        replacing rejected: WebIdentityToken? = nil,
+        logger: Logger
+    ) async throws -> WebIdentityToken {
+        let token: WebIdentityToken
+        if let rejected {
+            token = try await source.token(replacing: rejected, logger: logger)
+        } else {
+            token = try await source.token(forceRefresh: true, logger: logger)
+        }
         let now = self.timeSource.now()
         if let expiration = token.expiration, expiration <= now {
             throw WIFCredentialsError.tokenExpired(

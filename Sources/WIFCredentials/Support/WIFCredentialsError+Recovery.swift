@@ -41,6 +41,16 @@ extension WIFCredentialsError {
         case .malformedResponse:
             // A truncated or garbled answer is most often a proxy or connection problem.
             return .retryWithBackoff
+        case .oauth:
+            // RFC 6749 §5.2 and §4.1.2.1: the issuer is overloaded or failing, not refusing.
+            guard let oauthError = self.oauthError else { return .none }
+            let status = oauthError.httpStatus ?? 0
+            if oauthError.error == "temporarily_unavailable" || oauthError.error == "server_error" || status >= 500
+                || status == 429
+            {
+                return .retryWithBackoff
+            }
+            return .none
         default:
             return .none
         }

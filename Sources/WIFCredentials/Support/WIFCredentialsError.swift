@@ -16,6 +16,16 @@ public struct WIFCredentialsError: Error, Sendable, Hashable, CustomStringConver
             case network
             case profileParse
             case signing
+            case oauth
+            case signInRequired
+            case authorizationFailed
+            case invalidIDToken
+            case storeWrongKey
+            case storeDamaged
+            case storeTruncated
+            case storeNewerVersion
+            case notAStore
+            case storeIO
         }
 
         let base: Base
@@ -40,6 +50,16 @@ public struct WIFCredentialsError: Error, Sendable, Hashable, CustomStringConver
         public static let profileParse = Code(base: .profileParse)
         /// A request could not be signed (for example a URL without a host).
         public static let signing = Code(base: .signing)
+        /// An OAuth 2.0 / OpenID Connect issuer refused a request; see ``WIFCredentialsError/oauthError``.
+        public static let oauth = Code(base: .oauth)
+        /// The sign-in can no longer be renewed (the refresh token was rejected, revoked or is missing):
+        /// the user must sign in again.
+        public static let signInRequired = Code(base: .signInRequired)
+        /// A browser or device sign-in did not complete: a redirect that does not match the request,
+        /// no answer in time, or a sign-in denied by the user.
+        public static let authorizationFailed = Code(base: .authorizationFailed)
+        /// An ID token failed verification: signature, `iss`, `aud`, `exp` or `nonce`.
+        public static let invalidIDToken = Code(base: .invalidIDToken)
 
         public var description: String { self.base.rawValue }
     }
@@ -50,6 +70,9 @@ public struct WIFCredentialsError: Error, Sendable, Hashable, CustomStringConver
     public let reason: String
     /// The error document a service answered with, for ``Code/service`` errors.
     public let serviceError: AWSServiceError?
+    /// The error an OAuth 2.0 issuer answered with, for ``Code/oauth`` errors (and the refusal behind
+    /// a ``Code/signInRequired`` error).
+    public let oauthError: OAuth2ErrorResponse?
     /// The source file that raised the error.
     public let file: String
     /// The line that raised the error.
@@ -60,16 +83,19 @@ public struct WIFCredentialsError: Error, Sendable, Hashable, CustomStringConver
     ///   - code: What kind of failure this is.
     ///   - reason: A human-readable explanation; must not contain secrets.
     ///   - serviceError: The service's error document, if any.
+    ///   - oauthError: The OAuth 2.0 error an issuer answered with, if any.
     public init(
         code: Code,
         reason: String,
         serviceError: AWSServiceError? = nil,
+        oauthError: OAuth2ErrorResponse? = nil,
         file: String = #fileID,
         line: UInt = #line
     ) {
         self.code = code
         self.reason = reason
         self.serviceError = serviceError
+        self.oauthError = oauthError
         self.file = file
         self.line = line
     }
@@ -117,6 +143,26 @@ public struct WIFCredentialsError: Error, Sendable, Hashable, CustomStringConver
 
     public static func service(_ error: AWSServiceError, file: String = #fileID, line: UInt = #line) -> Self {
         Self(code: .service, reason: error.description, serviceError: error, file: file, line: line)
+    }
+
+    /// An issuer's OAuth 2.0 error answer, with what the client was doing.
+    public static func oauth(_ reason: String, error: OAuth2ErrorResponse? = nil, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .oauth, reason: reason, oauthError: error, file: file, line: line)
+    }
+
+    /// The sign-in cannot be renewed; `reason` should say why and to sign in again.
+    public static func signInRequired(_ reason: String, error: OAuth2ErrorResponse? = nil, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .signInRequired, reason: reason, oauthError: error, file: file, line: line)
+    }
+
+    /// A browser or device sign-in did not complete.
+    public static func authorizationFailed(_ reason: String, error: OAuth2ErrorResponse? = nil, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .authorizationFailed, reason: reason, oauthError: error, file: file, line: line)
+    }
+
+    /// An ID token failed verification; `reason` names the check.
+    public static func invalidIDToken(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .invalidIDToken, reason: reason, file: file, line: line)
     }
 }
 

@@ -39,4 +39,29 @@ public protocol WebIdentityTokenSource: Sendable {
     /// - Returns: The current token.
     /// - Throws: ``WIFCredentialsError`` with code `tokenUnavailable` or `tokenExpired`.
     func token(forceRefresh: Bool, logger: Logger) async throws -> WebIdentityToken
+
+    /// Returns a token to use instead of one STS rejected (`InvalidIdentityToken`,
+    /// `ExpiredTokenException`); the caller retries once with it.
+    ///
+    /// Knowing which token was refused lets a source shared by several callers renew once: when the
+    /// refused token is no longer its current one, it returns the current one. The default calls
+    /// ``token(forceRefresh:logger:)`` with `forceRefresh: true`.
+    /// - Parameters:
+    ///   - rejected: The token STS refused.
+    ///   - logger: Where to log.
+    /// - Returns: A token other than `rejected` when the source can get one.
+    /// - Throws: ``WIFCredentialsError`` as ``token(forceRefresh:logger:)`` does.
+    func token(replacing rejected: WebIdentityToken, logger: Logger) async throws -> WebIdentityToken
+}
+
+extension WebIdentityTokenSource {
+    /// Reads the token again, bypassing caches: `token(forceRefresh: true, logger:)`.
+    /// - Parameters:
+    ///   - rejected: The token STS refused (not needed by sources that simply re-read).
+    ///   - logger: Where to log.
+    /// - Returns: The token read again.
+    /// - Throws: What ``token(forceRefresh:logger:)`` throws.
+    public func token(replacing rejected: WebIdentityToken, logger: Logger) async throws -> WebIdentityToken {
+        try await self.token(forceRefresh: true, logger: logger)
+    }
 }

@@ -1,0 +1,201 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import WIFCredentials
+
+extension CephRGWFederation {
+    /// The IAM API version sent with every call.
+    static let iamVersion = "2010-05-08"
+    /// Attempts per call when the gateway fails with a `5xx` or cannot be reached.
+    static let attempts = 3
+
+    /// Sends one IAM Query API call (`POST /` with a form body, signed for the `iam` service) and
+    /// returns the answer's root element.
+    /// - Throws: ``S3Error`` with the gateway's code, or the code of its HTTP status when the answer is
+    ///   not an error document (RGW sometimes answers malformed XML); ``S3Error/Code/network`` when the
+    ///   gateway cannot be reached; ``S3Error/Code/malformedResponse`` for a success that is not XML.
+    func call(_ action: String, _ parameters: [(String, String)], logger: Logger) async throws -> S3XMLElement {
+        var attempt = 1
+        while true {
+            do {
+                return try await self.send(action, parameters, logger: logger)
+            } catch let error as S3Error where attempt < Self.attempts && Self.mayPass(error) {
+                logger.debug(
+                    "IAM call failed; retrying",
+                    metadata: ["wif.rgw.action": "\(action)", "wif.rgw.code": "\(error.code)", "wif.rgw.attempt": "\(attempt)"])
+                try await self.timeSource.sleep(.milliseconds(200 << (attempt - 1)))
+                attempt += 1
+            }
+        }
+    }
+
+    static func mayPass(_ error: S3Error) -> Bool {
+        error.code == .network || (error.httpStatus ?? 0) >= 500
+    }
+
+    private func send(_ action: String, _ parameters: [(String, String)], logger: Logger) async throws -> S3XMLElement {
+        let form = [("Action", action), ("Version", Self.iamVersion)] + parameters
+        let body = Array(STSFormEncoding.encode(form.map { (name: $0.0, value: $0.1) }).utf8)
+        let credentials: AWSCredentials
+        do {
+            credentials = try await self.credentialProvider.getCredentials(logger: logger)
+        } catch let error as WIFCredentialsError {
+            throw S3Error(code: .credentialsUnavailable, message: "cannot get the administrator's credentials: \(error.reason)", credentialsError: error)
+        }
+        let url = self.endpoint.appendingPathComponent("")
+        var signed: SigV4Request
+        do {
+            signed = try SigV4Request(
+                method: "POST", url: url, headers: [.init("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")])
+            let signer = SigV4Signer(credentials: credentials, region: self.configuration.region, service: "iam")
+            try signer.sign(&signed, payload: .bytes(body), date: self.timeSource.now())
+        } catch {
+            throw S3Error(code: .credentialsUnavailable, message: "cannot sign the IAM \(action) call: \(error)")
+        }
+        var request = HTTPClientRequest(url: signed.urlString)
+        request.method = .POST
+        request.headers.add(name: "Host", value: signed.host)
+        for header in signed.headers { request.headers.add(name: header.name, value: header.value) }
+        request.headers.add(name: "User-Agent", value: "swift-wif-rgw")
+        request.body = .bytes(ByteBuffer(bytes: body))
+
+        logger.debug("IAM call", metadata: ["wif.rgw.action": "\(action)"])
+        let status: Int
+        let headers: HTTPHeaders
+        let answer: [UInt8]
+        do {
+            let response = try await self.httpClient.execute(
+                request, deadline: .now() + .nanoseconds(S3Client.nanoseconds(self.configuration.timeout)), logger: logger)
+            status = Int(response.status.code)
+            headers = response.headers
+            answer = Array(try await response.body.collect(upTo: 1024 * 1024).readableBytesView)
+        } catch {
+            throw S3Error.network("IAM \(action) to \(signed.host) failed: \(error)")
+        }
+        guard (200..<300).contains(status) else {
+            throw Self.error(action: action, status: status, headers: headers, body: answer)
+        }
+        do {
+            return try S3XMLElement.parse(answer)
+        } catch {
+            throw S3Error.malformedResponse(
+                "the gateway answered IAM \(action) with HTTP \(status) and a body that is not XML (\(error.reason))", status: status,
+                requestId: headers.first(name: "x-amz-request-id"))
+        }
+    }
+
+    /// The error for a refused IAM call. RGW answers S3-shaped `<Error>` documents with an empty
+    /// `Message`, AWS answers `<ErrorResponse><Error>…`, and some RGW answers are not XML: the code
+    /// then comes from the status.
+    static func error(action: String, status: Int, headers: HTTPHeaders, body: [UInt8]) -> S3Error {
+        var code: String?
+        var message: String?
+        var requestId = headers.first(name: "x-amz-request-id")
+        if !body.isEmpty, let root = try? S3XMLElement.parse(body), let error = root.first("Error") {
+            code = error.text("Code").flatMap { $0.isEmpty ? nil : $0 }
+            message = error.text("Message").flatMap { $0.isEmpty ? nil : $0 }
+            if let id = error.text("RequestId") ?? root.text("RequestId"), !id.isEmpty { requestId = id }
+        }
+        let resolved = code.map(S3Error.Code.init) ?? Self.code(forStatus: status)
+        var text = "the gateway refused IAM \(action)"
+        if let message {
+            text += ": " + message
+        } else if code == nil {
+            text += " without a readable error document"
+        }
+        return S3Error(code: resolved, message: text, httpStatus: status, requestId: requestId)
+    }
+
+    /// The IAM code that fits a status without an error document.
+    static func code(forStatus status: Int) -> S3Error.Code {
+        switch status {
+        case 404: return .noSuchEntity
+        case 409: return .entityAlreadyExists
+        default: return S3ErrorDocument.code(forStatus: status, isObject: false)
+        }
+    }
+
+    // MARK: The issuer's certificate
+
+    /// The SHA-1 thumbprints (lower-case hex) of the certificates in an OpenID Connect issuer's JWKS
+    /// (each key's first `x5c` entry), as `CreateOpenIDConnectProvider` wants them. RGW verifies
+    /// tokens with those certificates, so an issuer whose keys carry none cannot be used with it.
+    /// - Parameters:
+    ///   - issuer: The issuer URL; its discovery document is read from
+    ///     `<issuer>/.well-known/openid-configuration`.
+    ///   - httpClient: The HTTP client.
+    ///   - timeout: How long each request may take.
+    ///   - logger: Where to log.
+    /// - Returns: One thumbprint per key with a certificate, in the JWKS's order.
+    /// - Throws: ``S3Error`` with code ``S3Error/Code/invalidIssuer`` when the discovery document or the
+    ///   JWKS cannot be read, the document names another issuer, or the keys have no certificate.
+    public static func issuerThumbprints(
+        issuer: String,
+        httpClient: HTTPClient = S3Client.sharedHTTPClient,
+        timeout: Duration = .seconds(30),
+        logger: Logger = Logger(label: "wif.rgw", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) async throws -> [String] {
+        var base = issuer
+        while base.hasSuffix("/") { base.removeLast() }
+        let discoveryURL = base + "/.well-known/openid-configuration"
+        let discovery = try await Self.fetchJSON(discoveryURL, what: "discovery document", httpClient: httpClient, timeout: timeout, logger: logger)
+        // RGW finds the keys at `<iss>/.well-known/openid-configuration`: an issuer served elsewhere
+        // than its own URL (the local stack's default `https://wif.localhost`) can never sign in.
+        var named = discovery["issuer"] as? String ?? ""
+        while named.hasSuffix("/") { named.removeLast() }
+        guard named == base else {
+            throw S3Error(
+                code: .invalidIssuer,
+                message: "the discovery document at \(discoveryURL) names the issuer '\(named)', but Ceph RGW reads an issuer's keys from <iss>/.well-known/openid-configuration, so the tokens' iss must be \(base) itself (for 'wif-tool local serve', set \"issuer\" to its own URL in the configuration file)")
+        }
+        guard let jwksURL = discovery["jwks_uri"] as? String else {
+            throw S3Error(code: .invalidIssuer, message: "the issuer's discovery document \(discoveryURL) has no jwks_uri")
+        }
+        let jwks = try await Self.fetchJSON(jwksURL, what: "JWKS", httpClient: httpClient, timeout: timeout, logger: logger)
+        let keys = jwks["keys"] as? [[String: Any]] ?? []
+        let thumbprints = keys.compactMap { key -> String? in
+            guard let chain = key["x5c"] as? [String], let first = chain.first, let der = Data(base64Encoded: first) else { return nil }
+            return Insecure.SHA1.hash(data: der).map { byte in
+                let hex = String(byte, radix: 16)
+                return hex.count == 1 ? "0" + hex : hex
+            }.joined()
+        }
+        guard !thumbprints.isEmpty else {
+            throw S3Error(
+                code: .invalidIssuer,
+                message: "the issuer's JWKS \(jwksURL) has no key with an x5c certificate; Ceph RGW verifies tokens only with certificates")
+        }
+        return thumbprints
+    }
+
+    private static func fetchJSON(
+        _ url: String, what: String, httpClient: HTTPClient, timeout: Duration, logger: Logger
+    ) async throws -> [String: Any] {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "Accept", value: "application/json")
+        let body: ByteBuffer
+        do {
+            let response = try await httpClient.execute(request, deadline: .now() + .nanoseconds(S3Client.nanoseconds(timeout)), logger: logger)
+            guard response.status == .ok else {
+                throw S3Error(code: .invalidIssuer, message: "the issuer's \(what) \(url) answered HTTP \(response.status.code)")
+            }
+            body = try await response.body.collect(upTo: 1024 * 1024)
+        } catch let error as S3Error {
+            throw error
+        } catch {
+            throw S3Error(code: .invalidIssuer, message: "the issuer's \(what) \(url) cannot be read: \(error)")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else {
+            throw S3Error(code: .invalidIssuer, message: "the issuer's \(what) \(url) is not a JSON object")
+        }
+        return object
+    }
+}
+
+extension S3Error.Code {
+    /// An OpenID Connect issuer's discovery document or JWKS cannot be read or has no certificate.
+    public static let invalidIssuer = S3Error.Code("InvalidIssuer")
+}

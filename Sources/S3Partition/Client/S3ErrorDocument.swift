@@ -31,7 +31,8 @@ enum S3ErrorDocument {
         let resolvedCode = code.map(S3Error.Code.init) ?? Self.code(forStatus: status, isObject: key != nil)
         var text = message ?? ""
         if text.isEmpty {
-            text = code == nil ? "S3 answered HTTP \(status) without an error document" : "S3 answered HTTP \(status)"
+            // Some S3-compatible servers (Ceph RGW) send the code with an empty Message.
+            text = code == nil ? "S3 answered HTTP \(status) without an error document" : Self.meaning(of: resolvedCode) ?? "S3 answered HTTP \(status)"
         }
         if resolvedCode == .permanentRedirect || status == 301, let region = headers.first(name: "x-amz-bucket-region") {
             text += " (the bucket is in region \(region))"
@@ -39,6 +40,18 @@ enum S3ErrorDocument {
         return S3Error(
             code: resolvedCode, message: text, httpStatus: status, requestId: requestId, hostId: hostId, bucket: bucket,
             key: key)
+    }
+
+    /// What a common code means, for answers whose `Message` is empty.
+    static func meaning(of code: S3Error.Code) -> String? {
+        switch code {
+        case .accessDenied: return "access denied (the service gave no message; the credentials' policies do not allow this request)"
+        case .noSuchKey: return "the object does not exist (the service gave no message)"
+        case .noSuchBucket: return "the bucket does not exist (the service gave no message)"
+        case .signatureDoesNotMatch: return "the signature does not match (the service gave no message)"
+        case .invalidAccessKeyId: return "the access key is unknown to the service (the service gave no message)"
+        default: return nil
+        }
     }
 
     /// The code for an answer without an error document.

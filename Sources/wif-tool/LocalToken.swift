@@ -11,7 +11,9 @@ extension WIFTool.Local {
                 Signs with the data directory's keys, so the stack need not run (it accepts the token once it \
                 does). Prints the token alone; with --json, an object with token, provider, user, providerId \
                 (for the opaque-token providers facebook and amazon, to send as ProviderId), roleArn, bucket, \
-                prefix (the user's private folder) and expiration (ISO 8601): what the user federates into.
+                prefix (the user's private folder) and expiration (ISO 8601): what the user federates into. \
+                --tag sub=alice puts a session tag in the ID token's https://aws.amazon.com/tags claim, which STS \
+                turns into aws:PrincipalTag/sub (repeat it for more tags or values).
                 """
         )
 
@@ -30,6 +32,19 @@ extension WIFTool.Local {
         @Option(name: .long, help: "The token's lifetime in seconds, 1 to \(LocalFederation.maximumTokenLifetime) (default 3600).")
         var ttl: Int = 3600
 
+        @Option(name: .customLong("tag"), help: "A session tag KEY=VALUE for the token's https://aws.amazon.com/tags claim; repeat for more.")
+        var tags: [String] = []
+
+        /// The `--tag` values by key, in the order given.
+        var principalTags: [String: [String]] {
+            var tags: [String: [String]] = [:]
+            for tag in self.tags {
+                guard let equals = tag.firstIndex(of: "=") else { continue }
+                tags[String(tag[..<equals]), default: []].append(String(tag[tag.index(after: equals)...]))
+            }
+            return tags
+        }
+
         func validate() throws {
             if !(1...LocalFederation.maximumTokenLifetime).contains(self.ttl) {
                 throw ValidationError("--ttl must be 1 to \(LocalFederation.maximumTokenLifetime) seconds, not \(self.ttl)")
@@ -42,6 +57,15 @@ extension WIFTool.Local {
             }
             if let audience, audience.isEmpty {
                 throw ValidationError("--audience must not be empty")
+            }
+            for tag in self.tags {
+                // STS's bounds for session tags: keys of 1 to 128 characters, values of at most 256.
+                guard let equals = tag.firstIndex(of: "="), (1...128).contains(tag[..<equals].count),
+                    tag[tag.index(after: equals)...].count <= 256,
+                    !tag.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+                else {
+                    throw ValidationError("--tag must be KEY=VALUE with a key of 1 to 128 characters and a value of at most 256, not '\(tag)'")
+                }
             }
         }
 
@@ -59,9 +83,13 @@ extension WIFTool.Local {
         func run() async throws {
             try await reportingErrors {
                 let configuration = try self.local.configuration(environment: self.options.environment)
-                guard configuration.provider(named: self.provider) != nil else {
+                guard let profile = configuration.provider(named: self.provider) else {
                     let names = configuration.providers.map(\.name).joined(separator: ", ")
                     throw CommandFailure(status: .usage, message: "unknown provider '\(self.provider)'; the configuration has \(names)")
+                }
+                if !self.tags.isEmpty, let providerId = profile.providerId {
+                    throw CommandFailure(
+                        status: .usage, message: "--tag needs an ID-token provider; \(self.provider) tokens are \(providerId) access tokens, which carry no claims")
                 }
                 let federation: LocalFederation
                 do throws(LocalStackError) {
@@ -72,7 +100,8 @@ extension WIFTool.Local {
                 let issued: DevelopmentToken
                 do throws(LocalStackError) {
                     federation = try LocalFederation(configuration: configuration, logger: self.options.makeLogger())
-                    issued = try federation.developmentToken(provider: self.provider, user: self.user, audience: self.audience, ttl: self.ttl)
+                    issued = try federation.developmentToken(
+                        provider: self.provider, user: self.user, audience: self.audience, ttl: self.ttl, principalTags: self.principalTags)
                 } catch {
                     // The arguments were checked in validate(): what is left is the data directory and its keys.
                     throw CommandFailure(status: .io, message: error.message)

@@ -68,12 +68,15 @@ public struct LocalFederation: Sendable {
     ///   - user: The user id the token carries (`sub`, Facebook id, …).
     ///   - audience: The client id the token is for; the profile's first client id by default.
     ///   - ttl: The token's lifetime in seconds, 1 to ``maximumTokenLifetime``.
+    ///   - principalTags: Session tags for the token's `https://aws.amazon.com/tags` claim
+    ///     (`{"principal_tags": {"sub": ["alice"]}}`), which STS turns into `aws:PrincipalTag/<key>`;
+    ///   none by default. ID-token profiles only.
     /// - Returns: The token with the role, bucket and prefix the user federates into.
-    /// - Throws: ``LocalStackError`` naming the unknown profile, the bad user id or lifetime, or why the
-    ///   token could not be signed.
-    public func developmentToken(provider: String, user: String, audience: String? = nil, ttl: Int = 3600) throws(LocalStackError)
-        -> DevelopmentToken
-    {
+    /// - Throws: ``LocalStackError`` naming the unknown profile, the bad user id or lifetime, tags on an
+    ///   access token, or why the token could not be signed.
+    public func developmentToken(
+        provider: String, user: String, audience: String? = nil, ttl: Int = 3600, principalTags: [String: [String]] = [:]
+    ) throws(LocalStackError) -> DevelopmentToken {
         guard let profile = self.configuration.provider(named: provider) else {
             let names = self.configuration.providers.map(\.name).joined(separator: ", ")
             throw LocalStackError("unknown provider '\(provider)'; the configuration has \(names.isEmpty ? "none" : names)")
@@ -92,7 +95,7 @@ public struct LocalFederation: Sendable {
             throw LocalStackError("the audience must not be empty")
         }
         let issuedAt = self.state.timeSource.now()
-        let token = try self.tokens.issue(profile: profile, user: user, audience: audience, ttl: ttl, now: issuedAt)
+        let token = try self.tokens.issue(profile: profile, user: user, audience: audience, ttl: ttl, now: issuedAt, principalTags: principalTags)
         let role = self.role(forProvider: provider)
         return DevelopmentToken(
             token: token,

@@ -21,13 +21,18 @@ extension WIFTool {
                 --partition-template with {id} replaced by STS's SubjectFromWebIdentityToken (default \
                 {id}/; the embedded stack's roles use <provider>/{id}/).
 
-                The session (token source, role, temporary credentials and their expiry) is kept in \
-                $WIF_HOME/session.json (default ~/.wif; session.<account>.json with --account), readable by \
-                you only. Expired credentials are renewed on use while the token is valid.
+                The session (token source, role, temporary credentials and their expiry) is kept in the \
+                encrypted store $WIF_HOME/secrets.enc (default ~/.wif; one entry per --account), AES-GCM, \
+                mode 0600; nothing secret is written in the clear. Its key: a passphrase from WIF_PASSPHRASE \
+                or, with --passphrase, asked on the terminal when the store is created (and asked again \
+                later when WIF_PASSPHRASE is not set); or a key file (--key-file, WIF_KEY_FILE); by default \
+                a random key in $WIF_HOME/secrets.key, which protects the store only by file permissions. \
+                Expired credentials are renewed on use while the token is valid.
 
-                Exit status: 0 signed in; 3 the token was refused or has expired; 4 the role's trust policy \
-                refused the identity; 6 a file could not be read or written; 7 STS could not be reached; \
-                64 bad options.
+                Exit status: 0 signed in; 3 the token was refused or has expired, or the store's passphrase \
+                or key file is wrong; 4 the role's trust policy refused the identity; 6 a file could not be \
+                read or written; 7 STS could not be reached; 8 the encrypted store is damaged, truncated, \
+                not a store, or from a newer wif-tool (it is left untouched); 64 bad options.
                 """
         )
 
@@ -55,6 +60,9 @@ extension WIFTool {
         @Option(name: .long, help: "The credentials' lifetime in seconds, 900 to 43200 (default: the role's, usually 3600).")
         var duration: Int?
 
+        @Flag(name: .long, help: "Protect a new encrypted store with a passphrase asked on the terminal (or set WIF_PASSPHRASE).")
+        var passphrase = false
+
         func validate() throws {
             let given = [self.dev != nil, self.token != nil, self.tokenFile != nil].filter { $0 }.count
             guard given == 1 else {
@@ -81,10 +89,13 @@ extension WIFTool {
                         message: "--dev signs in on the embedded local stack, but the endpoint is \(s3.absoluteString); use --token or --token-file there (for a stack started with 'wif-tool local serve', 'wif-tool local token' prints one)")
                 }
                 let inputToken = try self.readGivenToken()
+                // Open the store before signing in, so a wrong passphrase or a damaged store stops here.
+                let store = try configuration.sessionStore(environment: self.options.environment, newPassphrase: self.passphrase)
+                _ = try store.secrets.load()
                 let session = try await StoreRuntime.withTarget(configuration, logger: self.options.makeLogger()) { context in
                     try await self.signIn(context, givenToken: inputToken)
                 }
-                try SessionStore(file: configuration.sessionFile).save(session)
+                try store.save(session)
                 let summary = SessionSummary(session, account: configuration.account, now: Date())
                 if self.options.json {
                     try printJSON(summary)
@@ -185,7 +196,12 @@ extension WIFTool {
                 configuration: STSClient.Configuration(region: configuration.region, endpoint: context.stsEndpoint.absoluteString),
                 environment: [:],
                 httpClient: context.httpClient)
-            let result = try await client.assumeRoleWithWebIdentity(request, webIdentityToken: token, logger: context.logger)
+            let result: AssumeRoleWithWebIdentityResult
+            do {
+                result = try await client.assumeRoleWithWebIdentity(request, webIdentityToken: token, logger: context.logger)
+            } catch let error as WIFCredentialsError {
+                throw Self.explained(error, roleArn: roleArn)
+            }
 
             guard let subject = result.subjectFromWebIdentityToken ?? claims?.subject ?? developmentUser else {
                 throw CommandFailure(
@@ -211,6 +227,17 @@ extension WIFTool {
                 credentials: StoredSession.CredentialRecord(result.credentials),
                 signedInAt: now
             )
+        }
+
+        /// A refusal without a message, explained. Ceph RGW answers `AccessDenied` with an empty message
+        /// both when it refuses the token (signature, expiry, issuer, audience) and when the role's trust
+        /// policy does not admit the identity, so the message names everything to check.
+        static func explained(_ error: WIFCredentialsError, roleArn: String) -> any Error {
+            guard let service = error.serviceError, service.code == "AccessDenied", (service.message ?? "").isEmpty else { return error }
+            let requestId = service.requestId.map { " [request id \($0)]" } ?? ""
+            return CommandFailure(
+                status: .denied,
+                message: "STS refused the sign-in to \(roleArn) with AccessDenied and no reason: either the token was refused (its signature, expiry, issuer or audience) or the role's trust policy does not admit this identity (its sub, aud or tags)\(requestId)")
         }
 
         /// The provider profile whose tokens carry `issuer`, on the embedded stack; `oidc` otherwise.

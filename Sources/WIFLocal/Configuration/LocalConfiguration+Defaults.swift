@@ -4,7 +4,8 @@ import PolicyEngine
 extension LocalConfiguration {
     /// The stack that works with no configuration file: the bucket `wif-personal`, the five provider
     /// profiles, and a role `personal-store-<profile>` for each whose trust policy is the provider's
-    /// `policies/<provider>/trust.json` and whose permissions are `policies/local/<profile>.json`.
+    /// `policies/<provider>/trust.json` and whose permissions are `policies/local/<profile>.json`, and the
+    /// public OAuth client `wif-local` (``OAuthClient/development(clientId:)``).
     /// - Parameter dataDirectory: Where the stack keeps its state.
     /// - Returns: The configuration.
     public static func `default`(dataDirectory: String) -> LocalConfiguration {
@@ -19,7 +20,8 @@ extension LocalConfiguration {
             accountId: account,
             providers: providers,
             roles: roles,
-            buckets: [BucketDefinition(name: bucket)]
+            buckets: [BucketDefinition(name: bucket)],
+            oauthClients: [.development()]
         )
     }
 }

@@ -7,10 +7,10 @@ import PolicyEngine
 /// (unless `"defaults": false`, which starts from nothing) and changes it:
 ///
 /// - scalars (`host`, `port`, `issuer`, `accountId`, `region`, `allowedClockSkew`, `tokenLeeway`,
-///   `adminCredentials`) replace the default;
+///   `adminCredentials`) replace the default; so do the lifetimes given in `oauth`;
 /// - `providers`, `buckets` and `roles` entries are matched by `name`: an entry with a new name is added,
 ///   an entry with the name of a default one changes only the fields it gives (`null` clears an optional
-///   field); `externalIssuers` entries are added;
+///   field); `oauthClients` entries likewise by `clientId`; `externalIssuers` entries are added;
 /// - the default roles are built from the providers after the changes, so a provider's new `clientIds`
 ///   or the file's `issuer` and `accountId` show in the default trust policies.
 ///
@@ -117,15 +117,16 @@ extension LocalConfiguration {
             members.append("\"permissionPolicies\": " + (policies.isEmpty ? "[]" : "[\n" + policies.joined(separator: ",\n") + "\n      ]"))
             return members
         }))
+        fields += self.oauthFileFields()
         out += fields.map { "  " + $0 }.joined(separator: ",\n")
         return out + "\n}\n"
     }
 
-    private static func strings(_ values: [String]) -> String {
+    static func strings(_ values: [String]) -> String {
         "[" + values.map(JSONWriter.quoted).joined(separator: ", ") + "]"
     }
 
-    private static func array(_ objects: [[String]]) -> String {
+    static func array(_ objects: [[String]]) -> String {
         guard !objects.isEmpty else { return "[]" }
         let rendered = objects.map { members in
             "    {\n" + members.map { "      " + $0 }.joined(separator: ",\n") + "\n    }"
@@ -151,7 +152,8 @@ extension LocalConfiguration {
 struct ConfigurationFileReader {
     let bytes: [UInt8]
     let baseDirectory: String
-    private(set) var problems: [String] = []
+    /// Every problem found so far, each starting with its JSON path.
+    var problems: [String] = []
 
     init(bytes: [UInt8], baseDirectory: String) {
         self.bytes = bytes
@@ -160,7 +162,7 @@ struct ConfigurationFileReader {
 
     private static let topLevelKeys = [
         "defaults", "host", "port", "issuer", "accountId", "region", "allowedClockSkew", "tokenLeeway",
-        "adminCredentials", "providers", "externalIssuers", "buckets", "roles",
+        "adminCredentials", "providers", "externalIssuers", "buckets", "roles", "oauth", "oauthClients",
     ]
 
     /// The configuration and how to name its elements in messages, or `nil` when the file's shape is wrong.
@@ -217,6 +219,7 @@ struct ConfigurationFileReader {
                 labels.externalIssuers.append(path)
             }
         }
+        self.readOAuth(member("oauth"), clients: member("oauthClients"), useDefaults: useDefaults, into: &configuration, labels: &labels)
         return (configuration, labels)
     }
 
@@ -419,7 +422,7 @@ struct ConfigurationFileReader {
 
     // MARK: Values
 
-    private mutating func entries(_ node: ConfigurationJSON?, path: String) -> [(String, ConfigurationJSON)] {
+    mutating func entries(_ node: ConfigurationJSON?, path: String) -> [(String, ConfigurationJSON)] {
         guard let node else { return [] }
         guard case .array(let elements) = node.value else {
             self.problems.append("\(path): must be an array, not \(node.typeName)")
@@ -428,7 +431,7 @@ struct ConfigurationFileReader {
         return elements.enumerated().map { ("\(path)[\($0.offset)]", $0.element) }
     }
 
-    private mutating func object(_ node: ConfigurationJSON, path: String, keys: [String]) -> [(key: String, value: ConfigurationJSON)]? {
+    mutating func object(_ node: ConfigurationJSON, path: String, keys: [String]) -> [(key: String, value: ConfigurationJSON)]? {
         guard case .object(let members) = node.value else {
             self.problems.append("\(path.isEmpty ? "the configuration" : path): must be an object, not \(node.typeName)")
             return nil
@@ -440,7 +443,7 @@ struct ConfigurationFileReader {
         return members
     }
 
-    private mutating func requiredString(_ members: [(key: String, value: ConfigurationJSON)], _ key: String, path: String) -> String? {
+    mutating func requiredString(_ members: [(key: String, value: ConfigurationJSON)], _ key: String, path: String) -> String? {
         guard let node = members.first(where: { $0.key == key })?.value else {
             self.problems.append("\(path): needs \(key)")
             return nil
@@ -448,7 +451,7 @@ struct ConfigurationFileReader {
         return self.string(node, path: "\(path).\(key)")
     }
 
-    private mutating func string(_ node: ConfigurationJSON, path: String) -> String? {
+    mutating func string(_ node: ConfigurationJSON, path: String) -> String? {
         guard case .string(let value) = node.value else {
             self.problems.append("\(path): must be a string, not \(node.typeName)")
             return nil
@@ -456,12 +459,12 @@ struct ConfigurationFileReader {
         return value
     }
 
-    private mutating func optionalString(_ node: ConfigurationJSON, path: String) -> String? {
+    mutating func optionalString(_ node: ConfigurationJSON, path: String) -> String? {
         if case .null = node.value { return nil }
         return self.string(node, path: path)
     }
 
-    private mutating func strings(_ node: ConfigurationJSON, path: String) -> [String]? {
+    mutating func strings(_ node: ConfigurationJSON, path: String) -> [String]? {
         guard case .array(let elements) = node.value else {
             self.problems.append("\(path): must be an array of strings, not \(node.typeName)")
             return nil
@@ -474,7 +477,7 @@ struct ConfigurationFileReader {
         return values
     }
 
-    private mutating func int(_ node: ConfigurationJSON, path: String) -> Int? {
+    mutating func int(_ node: ConfigurationJSON, path: String) -> Int? {
         guard case .number(let text) = node.value else {
             self.problems.append("\(path): must be a whole number, not \(node.typeName)")
             return nil
@@ -486,7 +489,7 @@ struct ConfigurationFileReader {
         return value
     }
 
-    private mutating func bool(_ node: ConfigurationJSON, path: String) -> Bool? {
+    mutating func bool(_ node: ConfigurationJSON, path: String) -> Bool? {
         guard case .bool(let value) = node.value else {
             self.problems.append("\(path): must be true or false, not \(node.typeName)")
             return nil

@@ -32,6 +32,7 @@ extension LocalConfiguration {
         self.checkProviders(labels: labels, into: &problems)
         self.checkBuckets(labels: labels, checkingPolicies: checkingPolicies, into: &problems)
         self.checkRoles(labels: labels, checkingPolicies: checkingPolicies, into: &problems)
+        self.checkOAuth(labels: labels, into: &problems)
         return problems
     }
 
@@ -265,12 +266,14 @@ struct ConfigurationLabels: Sendable {
     var externalIssuers: [String]
     var roles: [String]
     var buckets: [String]
+    var oauthClients: [String] = []
 
     init(_ configuration: LocalConfiguration) {
         self.providers = configuration.providers.indices.map { "providers[\($0)]" }
         self.externalIssuers = configuration.externalIssuers.indices.map { "externalIssuers[\($0)]" }
         self.roles = configuration.roles.indices.map { "roles[\($0)]" }
         self.buckets = configuration.buckets.indices.map { "buckets[\($0)]" }
+        self.oauthClients = configuration.oauthClients.indices.map { "oauthClients[\($0)]" }
     }
 
     init(providers: [String], externalIssuers: [String], roles: [String], buckets: [String]) {
@@ -284,6 +287,7 @@ struct ConfigurationLabels: Sendable {
     func externalIssuer(_ index: Int) -> String { Self.label(self.externalIssuers, index, "externalIssuers") }
     func role(_ index: Int) -> String { Self.label(self.roles, index, "roles") }
     func bucket(_ index: Int) -> String { Self.label(self.buckets, index, "buckets") }
+    func oauthClient(_ index: Int) -> String { Self.label(self.oauthClients, index, "oauthClients") }
 
     private static func label(_ labels: [String], _ index: Int, _ array: String) -> String {
         labels.indices.contains(index) ? labels[index] : "\(array)[\(index)]"

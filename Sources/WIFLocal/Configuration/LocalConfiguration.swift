@@ -35,6 +35,10 @@ public struct LocalConfiguration: Sendable {
     public var allowedClockSkew: Int
     /// The leeway, in seconds, when checking a token's `exp`, `nbf` and `iat`.
     public var tokenLeeway: Int
+    /// The OAuth clients of the development issuer's authorization server (`/oauth2/…`).
+    public var oauthClients: [OAuthClient]
+    /// The lifetimes of the authorization server's codes and tokens.
+    public var oauth: OAuth
 
     /// Creates a configuration with every field given.
     public init(
@@ -50,7 +54,9 @@ public struct LocalConfiguration: Sendable {
         buckets: [BucketDefinition],
         adminCredentials: AdminCredentials? = nil,
         allowedClockSkew: Int = 900,
-        tokenLeeway: Int = 60
+        tokenLeeway: Int = 60,
+        oauthClients: [OAuthClient] = [],
+        oauth: OAuth = OAuth()
     ) {
         self.host = host
         self.port = port
@@ -65,6 +71,8 @@ public struct LocalConfiguration: Sendable {
         self.adminCredentials = adminCredentials
         self.allowedClockSkew = allowedClockSkew
         self.tokenLeeway = tokenLeeway
+        self.oauthClients = oauthClients
+        self.oauth = oauth
     }
 
     /// The development issuer's default `iss`.

@@ -11,6 +11,8 @@ import PolicyEngine
 /// - `GET /.well-known/jwks.json`: one RSA key with `kty`, `use`, `alg` (`RS256`), `kid`, `n`, `e` and
 ///   `x5c` (the key's self-signed certificate), which covers peers that read the modulus and exponent
 ///   (SeaweedFS) and peers that read the certificate (Ceph RGW).
+/// - `/oauth2/…`: the authorization server (``OAuthEndpoints``): authorization code with PKCE, refresh
+///   tokens with rotation, device authorization and revocation, for the configured OAuth clients.
 struct IssuerService: Sendable {
     /// The discovery document's path.
     static let discoveryPath = "/.well-known/openid-configuration"
@@ -20,6 +22,7 @@ struct IssuerService: Sendable {
     private let issuer: String
     private let fallbackAuthority: String
     private let jwks: ByteBuffer
+    private let oauth: OAuthEndpoints
 
     /// Loads the issuer's key and certificate, creating them in the data directory when missing.
     /// - Throws: ``LocalStackError`` when the key or certificate cannot be loaded or created.
@@ -32,6 +35,7 @@ struct IssuerService: Sendable {
         let host = configuration.host.contains(":") && !configuration.host.hasPrefix("[") ? "[\(configuration.host)]" : configuration.host
         self.fallbackAuthority = "\(host):\(configuration.port)"
         self.jwks = ByteBuffer(string: #"{"keys":[\#(key.jwkJSON)]}"#)
+        self.oauth = try OAuthEndpoints(state: state)
     }
 
     /// Answers the issuer's paths.
@@ -39,6 +43,9 @@ struct IssuerService: Sendable {
     /// - Returns: The response, or `nil` when the path is not one of the issuer's.
     func respond(to request: Request) async -> Response? {
         let path = request.uri.path
+        if path.hasPrefix("/oauth2/") {
+            return await self.oauth.respond(to: request, baseURL: "http://" + self.authority(of: request))
+        }
         guard path == Self.discoveryPath || path == Self.jwksPath else { return nil }
         guard request.method == .get || request.method == .head else {
             var headers = HTTPFields()
@@ -58,17 +65,28 @@ struct IssuerService: Sendable {
     /// The discovery document for a server reached at `baseURL` (`http://127.0.0.1:PORT`).
     func discoveryDocument(baseURL: String) -> String {
         let claims = [
-            "iss", "sub", "aud", "exp", "iat", "nbf", "azp", "amr", "email", "email_verified",
-            TokenVerifier.tagsClaim, TokenVerifier.sourceIdentityClaim,
+            "iss", "sub", "aud", "exp", "iat", "nbf", "azp", "amr", "email", "email_verified", "nonce", "auth_time",
+            "name", "preferred_username", TokenVerifier.tagsClaim, TokenVerifier.sourceIdentityClaim,
         ]
+        func list(_ values: [String]) -> String { "[" + values.map(JSONWriter.quoted).joined(separator: ",") + "]" }
         return """
             {"issuer":\(JSONWriter.quoted(self.issuer)),\
             "jwks_uri":\(JSONWriter.quoted(baseURL + Self.jwksPath)),\
-            "response_types_supported":["id_token"],\
+            "authorization_endpoint":\(JSONWriter.quoted(baseURL + OAuthEndpoints.authorizePath)),\
+            "token_endpoint":\(JSONWriter.quoted(baseURL + OAuthEndpoints.tokenPath)),\
+            "device_authorization_endpoint":\(JSONWriter.quoted(baseURL + OAuthEndpoints.deviceAuthorizationPath)),\
+            "revocation_endpoint":\(JSONWriter.quoted(baseURL + OAuthEndpoints.revokePath)),\
+            "response_types_supported":["code"],\
+            "response_modes_supported":["query"],\
+            "grant_types_supported":\(list(["authorization_code", "refresh_token", OAuthEndpoints.deviceCodeGrantType])),\
+            "code_challenge_methods_supported":["S256"],\
+            "token_endpoint_auth_methods_supported":["none","client_secret_basic","client_secret_post"],\
+            "revocation_endpoint_auth_methods_supported":["none","client_secret_basic","client_secret_post"],\
+            "authorization_response_iss_parameter_supported":true,\
             "subject_types_supported":["public"],\
             "id_token_signing_alg_values_supported":["RS256"],\
-            "scopes_supported":["openid"],\
-            "claims_supported":[\(claims.map(JSONWriter.quoted).joined(separator: ","))]}
+            "scopes_supported":\(list(OAuthEndpoints.supportedScopes)),\
+            "claims_supported":\(list(claims))}
             """
     }
 

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
+import WIFCredentials
 
 /// The local federation stack: one HTTP server on loopback that is at once a development OpenID Connect
 /// issuer, STS and S3, enforcing tokens, signatures and policies as AWS does.
@@ -30,6 +31,8 @@ public enum LocalStack {
     /// - Parameters:
     ///   - configuration: The stack's configuration; port `0` picks a free port.
     ///   - logger: Where to log; each request is logged at debug level (method, path, status, duration).
+    ///   - timeSource: The stack's clock: token expiry, signing times and the authorization server's
+    ///     lifetimes; the system clock by default, a hand-moved one in tests.
     ///   - isolation: Where `body` runs: the caller's actor, by default.
     ///   - body: The code that uses the stack.
     /// - Returns: What `body` returns.
@@ -38,10 +41,11 @@ public enum LocalStack {
     public static func run<T: Sendable>(
         _ configuration: LocalConfiguration,
         logger: Logger = Self.silentLogger,
+        timeSource: TimeSource = .system,
         isolation: isolated (any Actor)? = #isolation,
         body: (LocalEndpoint) async throws -> T
     ) async throws -> T {
-        let prepared = try Self.prepare(configuration, logger: logger)
+        let prepared = try Self.prepare(configuration, logger: logger, timeSource: timeSource)
         let signal = StartupSignal()
         let group = prepared.serviceGroup(stopsOnSignals: false, logger: logger) { port in
             signal.resolve(.success(port))
@@ -107,9 +111,11 @@ public enum LocalStack {
     /// A logger that discards everything, the default of libraries.
     public static let silentLogger = Logger(label: "wif.local", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    private static func prepare(_ configuration: LocalConfiguration, logger: Logger) throws(LocalStackError) -> PreparedStack {
+    private static func prepare(
+        _ configuration: LocalConfiguration, logger: Logger, timeSource: TimeSource = .system
+    ) throws(LocalStackError) -> PreparedStack {
         try configuration.validate()
-        let state = try LocalState(configuration: configuration, logger: logger)
+        let state = try LocalState(configuration: configuration, timeSource: timeSource, logger: logger)
         let authenticator = RequestAuthenticator(state: state)
         let responder = LocalResponder(
             issuer: try IssuerService(state: state),

@@ -27,7 +27,7 @@ struct IssuerServiceTests {
             #expect(document["jwks_uri"] as? String == "http://127.0.0.1:8123/.well-known/jwks.json")
             #expect(document["id_token_signing_alg_values_supported"] as? [String] == ["RS256"])
             #expect(document["subject_types_supported"] as? [String] == ["public"])
-            #expect(document["response_types_supported"] as? [String] == ["id_token"])
+            #expect(document["response_types_supported"] as? [String] == ["code"])
             let claims = try #require(document["claims_supported"] as? [String])
             #expect(Set(["iss", "sub", "aud", "exp", "iat"]).isSubset(of: Set(claims)))
         }

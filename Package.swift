@@ -147,5 +147,50 @@ let package = Package(
             dependencies: ["wif-tool"],
             swiftSettings: swiftSettings
         ),
+        // samples/ServerApp: built with the package so that CI checks it without a second dependency build.
+        .target(
+            name: "ServerApp",
+            dependencies: [
+                "WIFCredentials",
+                "S3Partition",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "samples/ServerApp/Sources/ServerApp",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "server-app",
+            dependencies: [
+                "ServerApp",
+                "S3Partition",
+                "WIFLocal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "samples/ServerApp/Sources/server-app",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ServerAppTests",
+            dependencies: [
+                "ServerApp",
+                "WIFCredentials",
+                "S3Partition",
+                "WIFLocal",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "samples/ServerApp/Tests/ServerAppTests",
+            swiftSettings: swiftSettings
+        ),
     ]
 )

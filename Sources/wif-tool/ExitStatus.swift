@@ -11,6 +11,8 @@ enum ExitStatus: Int32 {
     case notFound = 5
     case io = 6
     case network = 7
+    /// The encrypted store is damaged, truncated, altered, not a store, or from a newer wif-tool.
+    case store = 8
     case usage = 64
 
     var exitCode: ExitCode { ExitCode(self.rawValue) }
@@ -35,6 +37,9 @@ extension ExitStatus {
         case .network, .malformedResponse: return .network
         case .profileParse: return .io
         case .service:
+            if let service = error.serviceError, ServiceQuirks.refusesToken(code: service.code, message: service.message) {
+                return .auth
+            }
             switch error.serviceError?.code {
             case "AccessDenied", "AccessDeniedException", "IDPRejectedClaim": return .denied
             case "InvalidIdentityToken", "ExpiredTokenException", "ExpiredToken", "InvalidAccessKeyId",

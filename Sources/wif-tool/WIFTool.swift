@@ -15,7 +15,7 @@ struct WIFTool: AsyncParsableCommand {
             """,
         subcommands: [
             Demo.self, Login.self, Whoami.self, Put.self, List.self, Get.self, Remove.self, Logout.self,
-            Credentials.self, Request.self, Policy.self, Local.self,
+            Credentials.self, Request.self, Policy.self, Local.self, Engine.self,
         ]
     )
 }

@@ -1,0 +1,312 @@
+import Foundation
+import PolicyEngine
+import S3Partition
+
+/// SeaweedFS's IAM config, the file `weed mini -s3.iam.config FILE` (or `weed s3 -iam.config`) reads when
+/// it starts: STS trusting one OpenID Connect issuer, and one role that the issuer's users assume and that
+/// keeps each of them in their own folder of a shared bucket.
+///
+/// SeaweedFS differs from AWS IAM in ways the document follows:
+/// - `Principal.Federated` in a trust policy is the provider's *name* from this file, not an issuer URL
+///   or an `oidc-provider` ARN;
+/// - the token's claims are policy variables as `${jwt:sub}`, not `${<issuer>:sub}`;
+/// - the audience is checked by the provider's `clientId`, not by a trust-policy condition;
+/// - roles are found by name: the account in the role ARN only gives it the shape clients expect;
+/// - durations are in nanoseconds.
+struct SeaweedFSIAMConfig: Sendable, Equatable {
+    /// The issuer whose tokens STS accepts.
+    struct Issuer: Sendable, Equatable {
+        /// The tokens' `iss`, exactly.
+        var issuer: String
+        /// Where SeaweedFS fetches the issuer's signing keys.
+        var jwksURI: String
+        /// The `aud` the tokens must carry.
+        var clientId: String
+    }
+
+    /// The provider's name, which the trust policy names in `Principal.Federated`.
+    var providerName: String
+    var issuer: Issuer
+    var bucket: String
+    /// The role users assume, such as `arn:aws:iam::000000000000:role/personal-store`.
+    var roleArn: String
+    /// Where a user's folder is, with `{id}` for the token's `sub`: `{id}/` by default, as `wif-tool login`.
+    var partitionTemplate: String
+    /// The base64 of the 32-byte key SeaweedFS signs its session tokens with. Kept across rewrites, so
+    /// sessions issued before a restart stay valid.
+    var signingKey: String
+    /// How long credentials last when the caller asks for no duration, in seconds.
+    var sessionSeconds: Int = 3600
+    /// The longest session a caller may ask for, in seconds.
+    var maximumSessionSeconds: Int = 43_200
+
+    static let defaultProviderName = "wif-local"
+    static let defaultRoleArn = "arn:aws:iam::000000000000:role/personal-store"
+    /// The policy variable SeaweedFS substitutes with the token's `sub`.
+    static let subjectVariable = "${jwt:sub}"
+
+    /// A problem with the settings, naming the one that is wrong.
+    struct Problem: Error, CustomStringConvertible, Equatable {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// The role's name: what follows `role/` (and any path) in its ARN.
+    var roleName: String {
+        String(self.roleArn.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
+    }
+
+    /// The name the permission policy is stored under.
+    var policyName: String { self.roleName }
+
+    /// Checks every setting and says which one is wrong.
+    func validate() throws(Problem) {
+        if let problem = ToolConfiguration.bucketNameProblem(self.bucket) {
+            throw Problem("the bucket '\(self.bucket)' is not a bucket name: \(problem)")
+        }
+        let allowedName = self.providerName.unicodeScalars.allSatisfy {
+            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "_-.".unicodeScalars.contains($0))
+        }
+        guard !self.providerName.isEmpty, self.providerName.utf8.count <= 64, allowedName else {
+            throw Problem("the provider name '\(self.providerName)' must be 1 to 64 letters, digits, '_', '-' or '.'")
+        }
+        let parts = self.roleArn.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
+        let roleNameAllowed = self.roleName.unicodeScalars.allSatisfy {
+            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "+=,.@_-".unicodeScalars.contains($0))
+        }
+        guard parts.count == 6, parts[0] == "arn", parts[2] == "iam", parts[5].hasPrefix("role/"),
+            !self.roleName.isEmpty, self.roleName.utf8.count <= 64, roleNameAllowed
+        else {
+            throw Problem("the role ARN '\(self.roleArn)' is not arn:aws:iam::ACCOUNT:role/NAME with a NAME of 1 to 64 of [A-Za-z0-9+=,.@_-]")
+        }
+        guard let issuerURL = URL(string: self.issuer.issuer), issuerURL.scheme != nil, issuerURL.host() != nil else {
+            throw Problem("the issuer '\(self.issuer.issuer)' is not a URL")
+        }
+        guard let jwks = URL(string: self.issuer.jwksURI), ["http", "https"].contains(jwks.scheme?.lowercased() ?? ""),
+            jwks.host() != nil
+        else {
+            throw Problem("the JWKS address '\(self.issuer.jwksURI)' is not an http or https URL")
+        }
+        if self.issuer.clientId.isEmpty {
+            throw Problem("the client id must not be empty")
+        }
+        _ = try Self.folderPattern(self.partitionTemplate)
+        guard let key = Data(base64Encoded: self.signingKey), key.count >= 32 else {
+            throw Problem("the STS signing key must be the base64 of at least 32 bytes")
+        }
+        guard (900...self.maximumSessionSeconds).contains(self.sessionSeconds), self.maximumSessionSeconds <= 43_200 else {
+            throw Problem("session lengths must be 900 to 43200 seconds, the default no longer than the maximum")
+        }
+    }
+
+    /// A user's folder as a policy pattern: the template with `{id}` replaced by `${jwt:sub}`.
+    ///
+    /// The template's fixed text must follow the object-name rules and must not contain `*`, `?`, `$`,
+    /// `{` or `}`, which are wildcards or variable syntax in a policy and would widen what a user may reach.
+    /// - Throws: ``Problem`` naming the rule the template breaks.
+    static func folderPattern(_ template: String) throws(Problem) -> String {
+        do {
+            _ = try PartitionPrefix.make(template: template, userId: "id")
+        } catch {
+            throw Problem("the partition template '\(template)' is refused: \(error.message)")
+        }
+        let fixed = template.replacing(PartitionPrefix.placeholder, with: "")
+        if let special = fixed.first(where: { "*?${}".contains($0) }) {
+            throw Problem("the partition template '\(template)' must not contain '\(special)' outside {id}: in a policy it is a wildcard or variable syntax")
+        }
+        return template.replacing(PartitionPrefix.placeholder, with: Self.subjectVariable)
+    }
+
+    // MARK: Policies
+
+    /// The role's permission policy: each user may read, write and delete objects under their folder, clean
+    /// up their multipart uploads, and list the bucket only with their folder as the prefix.
+    func permissionPolicy() throws(Problem) -> PolicyDocument {
+        let folder = try Self.folderPattern(self.partitionTemplate)
+        return PolicyDocument(statements: [
+            PolicyStatement(
+                sid: "ListOwnFolder", action: .one("s3:ListBucket"), resource: .one("arn:aws:s3:::\(self.bucket)"),
+                condition: ["StringLike": ["s3:prefix": [folder, "\(folder)*"]]]),
+            PolicyStatement(
+                sid: "ReadWriteOwnObjects",
+                action: .many(["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"]),
+                resource: .one("arn:aws:s3:::\(self.bucket)/\(folder)*")),
+        ])
+    }
+
+    /// The role's trust policy: the provider's users may assume the role with a web-identity token.
+    func trustPolicy() -> PolicyDocument {
+        PolicyDocument(statements: [
+            PolicyStatement(
+                sid: "IssuerUsers", principal: ["Federated": self.providerName], action: .one("sts:AssumeRoleWithWebIdentity"))
+        ])
+    }
+
+    /// Both policies checked as IAM policies: no errors, no warnings.
+    /// - Throws: ``Problem`` with the diagnostics.
+    func checkPolicies() throws(Problem) {
+        let documents: [(String, PolicyDocument, PolicyKind)] = [
+            ("permission policy", try self.permissionPolicy(), .identity), ("trust policy", self.trustPolicy(), .trust),
+        ]
+        for (name, document, kind) in documents {
+            let result = Policy.validate(document.json(), kind: kind, name: name)
+            if !result.diagnostics.isEmpty {
+                throw Problem("the \(name) does not check out: \(result.diagnostics.map(\.description).joined(separator: "; "))")
+            }
+        }
+    }
+
+    // MARK: The file
+
+    /// The config file's bytes: JSON with sorted keys, so an unchanged configuration gives an unchanged file.
+    func fileContents() throws(Problem) -> Data {
+        try self.validate()
+        let provider = ProviderConfig(issuer: self.issuer.issuer, clientId: self.issuer.clientId, jwksUri: self.issuer.jwksURI)
+        let document = FileDocument(
+            sts: STSSection(
+                tokenDuration: Int64(self.sessionSeconds) * 1_000_000_000,
+                maxSessionLength: Int64(self.maximumSessionSeconds) * 1_000_000_000,
+                issuer: "seaweedfs-sts",
+                signingKey: self.signingKey,
+                providers: [ProviderEntry(name: self.providerName, type: "oidc", enabled: true, config: provider)]),
+            policy: PolicySection(defaultEffect: "Deny", storeType: "memory"),
+            roles: [
+                RoleEntry(
+                    roleName: self.roleName, roleArn: self.roleArn, trustPolicy: self.trustPolicy(), attachedPolicies: [self.policyName],
+                    description: "Users of \(self.issuer.issuer); each keeps files under \(self.partitionTemplate) in \(self.bucket)")
+            ],
+            policies: [NamedPolicy(name: self.policyName, document: try self.permissionPolicy())]
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        do {
+            return try encoder.encode(document) + Data("\n".utf8)
+        } catch {
+            throw Problem("cannot encode the IAM config: \(error)")
+        }
+    }
+
+    /// The STS signing key of an existing config file, if it has a usable one.
+    static func existingSigningKey(in data: Data) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let sts = object["sts"] as? [String: Any], let key = sts["signingKey"] as? String,
+            let bytes = Data(base64Encoded: key), bytes.count >= 32
+        else { return nil }
+        return key
+    }
+
+    /// A fresh signing key: 32 random bytes, base64.
+    static func newSigningKey() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Data((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }).base64EncodedString()
+    }
+
+    private struct FileDocument: Encodable {
+        var sts: STSSection
+        var policy: PolicySection
+        var roles: [RoleEntry]
+        var policies: [NamedPolicy]
+    }
+
+    private struct STSSection: Encodable {
+        var tokenDuration: Int64
+        var maxSessionLength: Int64
+        var issuer: String
+        var signingKey: String
+        var providers: [ProviderEntry]
+    }
+
+    private struct ProviderEntry: Encodable {
+        var name: String
+        var type: String
+        var enabled: Bool
+        var config: ProviderConfig
+    }
+
+    private struct ProviderConfig: Encodable {
+        var issuer: String
+        var clientId: String
+        var jwksUri: String
+    }
+
+    private struct PolicySection: Encodable {
+        var defaultEffect: String
+        var storeType: String
+    }
+
+    private struct RoleEntry: Encodable {
+        var roleName: String
+        var roleArn: String
+        var trustPolicy: PolicyDocument
+        var attachedPolicies: [String]
+        var description: String
+    }
+
+    private struct NamedPolicy: Encodable {
+        var name: String
+        var document: PolicyDocument
+    }
+}
+
+/// An IAM policy document as JSON: `Version` 2012-10-17 and its statements.
+struct PolicyDocument: Encodable, Sendable, Equatable {
+    var version = "2012-10-17"
+    var statements: [PolicyStatement]
+
+    enum CodingKeys: String, CodingKey {
+        case version = "Version"
+        case statements = "Statement"
+    }
+
+    /// The document as JSON text with sorted keys.
+    func json(pretty: Bool = false) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding strings, arrays and dictionaries of strings cannot fail.
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}
+
+/// One statement of a ``PolicyDocument``.
+struct PolicyStatement: Encodable, Sendable, Equatable {
+    /// A JSON string, or an array of strings.
+    enum Values: Encodable, Sendable, Equatable {
+        case one(String)
+        case many([String])
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .one(let value): try container.encode(value)
+            case .many(let values): try container.encode(values)
+            }
+        }
+    }
+
+    var sid: String
+    var effect = "Allow"
+    var principal: [String: String]?
+    var action: Values
+    var resource: Values?
+    var condition: [String: [String: [String]]]?
+
+    init(
+        sid: String, principal: [String: String]? = nil, action: Values, resource: Values? = nil,
+        condition: [String: [String: [String]]]? = nil
+    ) {
+        self.sid = sid
+        self.principal = principal
+        self.action = action
+        self.resource = resource
+        self.condition = condition
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case sid = "Sid"
+        case effect = "Effect"
+        case principal = "Principal"
+        case action = "Action"
+        case resource = "Resource"
+        case condition = "Condition"
+    }
+}

@@ -106,6 +106,10 @@ extension CephRGWFederation {
         } else if code == nil {
             text += " without a readable error document"
         }
+        if resolved == .accessDenied || resolved == .signatureDoesNotMatch || resolved == .invalidAccessKeyId {
+            // RGW answers AccessDenied for a wrong secret as well as for missing capabilities.
+            text += "; check the administrator's access key and secret, and that the user has the roles, oidc-provider and buckets capabilities"
+        }
         return S3Error(code: resolved, message: text, httpStatus: status, requestId: requestId)
     }
 

@@ -1,64 +1,64 @@
 /// Writes JSON text without Foundation, for policies and explanations.
 package struct JSONWriter {
-    private(set) var output = ""
+    package private(set) var output = ""
     private let pretty: Bool
     private var depth = 0
     private var needsComma: [Bool] = []
 
-    init(pretty: Bool) {
+    package init(pretty: Bool) {
         self.pretty = pretty
     }
 
-    mutating func beginObject() {
+    package mutating func beginObject() {
         self.valuePrefix()
         self.output += "{"
         self.depth += 1
         self.needsComma.append(false)
     }
 
-    mutating func endObject() {
+    package mutating func endObject() {
         self.close("}")
     }
 
-    mutating func beginArray() {
+    package mutating func beginArray() {
         self.valuePrefix()
         self.output += "["
         self.depth += 1
         self.needsComma.append(false)
     }
 
-    mutating func endArray() {
+    package mutating func endArray() {
         self.close("]")
     }
 
-    mutating func key(_ key: String) {
+    package mutating func key(_ key: String) {
         self.elementPrefix()
         self.output += Self.quoted(key)
         self.output += self.pretty ? ": " : ":"
         self.pendingKey = true
     }
 
-    mutating func string(_ value: String) {
+    package mutating func string(_ value: String) {
         self.valuePrefix()
         self.output += Self.quoted(value)
     }
 
-    mutating func bool(_ value: Bool) {
+    package mutating func bool(_ value: Bool) {
         self.valuePrefix()
         self.output += value ? "true" : "false"
     }
 
-    mutating func int(_ value: Int) {
+    package mutating func int(_ value: Int) {
         self.valuePrefix()
         self.output += String(value)
     }
 
-    mutating func null() {
+    package mutating func null() {
         self.valuePrefix()
         self.output += "null"
     }
 
-    mutating func stringOrArray(_ values: [String]) {
+    package mutating func stringOrArray(_ values: [String]) {
         if values.count == 1 {
             self.string(values[0])
         } else {

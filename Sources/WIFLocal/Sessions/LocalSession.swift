@@ -103,3 +103,84 @@ struct LocalSession: Codable, Sendable, Hashable {
         return "arn:\(partition):sts::\(account):assumed-role/\(roleName)/\(self.sessionName)"
     }
 }
+
+extension LocalSession {
+    /// The session as the JSON its `Codable` form decodes, written by hand: sealing happens on every
+    /// `AssumeRoleWithWebIdentity`, and a generic encoder costs more than the rest of the call's own work.
+    func sealedJSON() -> String {
+        var writer = JSONWriter(pretty: false)
+        writer.beginObject()
+        writer.key("accessKeyId")
+        writer.string(self.accessKeyId)
+        writer.key("secretAccessKey")
+        writer.string(self.secretAccessKey)
+        writer.key("issuedAt")
+        writer.int(Int(self.issuedAt))
+        writer.key("expiresAt")
+        writer.int(Int(self.expiresAt))
+        writer.key("roleArn")
+        writer.string(self.roleArn)
+        writer.key("roleId")
+        writer.string(self.roleId)
+        writer.key("sessionName")
+        writer.string(self.sessionName)
+        writer.key("identity")
+        self.identity.writeJSON(into: &writer)
+        if let sessionPolicy = self.sessionPolicy {
+            writer.key("sessionPolicy")
+            writer.string(sessionPolicy)
+        }
+        if let policyArns = self.policyArns {
+            writer.key("policyArns")
+            writer.strings(policyArns)
+        }
+        if let sourceIdentity = self.sourceIdentity {
+            writer.key("sourceIdentity")
+            writer.string(sourceIdentity)
+        }
+        writer.endObject()
+        return writer.output
+    }
+}
+
+extension IdentityRecord {
+    /// Writes the record as its `Codable` form decodes it.
+    func writeJSON(into writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("kind")
+        writer.string(self.kind.rawValue)
+        if let issuer = self.issuer {
+            writer.key("issuer")
+            writer.string(issuer)
+        }
+        writer.key("subject")
+        writer.string(self.subject)
+        writer.key("audiences")
+        writer.strings(self.audiences)
+        if let authorizedParty = self.authorizedParty {
+            writer.key("authorizedParty")
+            writer.string(authorizedParty)
+        }
+        if let amr = self.amr {
+            writer.key("amr")
+            writer.strings(amr)
+        }
+        writer.key("principalTags")
+        writer.beginObject()
+        for (key, values) in self.principalTags.sorted(by: { $0.key < $1.key }) {
+            writer.key(key)
+            writer.strings(values)
+        }
+        writer.endObject()
+        writer.endObject()
+    }
+}
+
+extension JSONWriter {
+    /// An array of strings, whatever its length.
+    fileprivate mutating func strings(_ values: [String]) {
+        self.beginArray()
+        for value in values { self.string(value) }
+        self.endArray()
+    }
+}

@@ -14,10 +14,18 @@ struct SessionCodec: Sendable {
 
     /// A new random access key id, `ASIA` and 16 upper-case letters and digits.
     static func makeAccessKeyId(prefix: String = "ASIA") -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+        // 32 symbols, so the low five bits of a random byte pick one uniformly; one draw of 128 bits
+        // serves all sixteen.
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)
         var generator = SystemRandomNumberGenerator()
+        let random = (generator.next() as UInt64, generator.next() as UInt64)
         var id = prefix
-        for _ in 0..<16 { id.append(alphabet[Int(generator.next(upperBound: UInt32(alphabet.count)))]) }
+        id.reserveCapacity(prefix.utf8.count + 16)
+        for index in 0..<16 {
+            let word = index < 8 ? random.0 : random.1
+            let byte = UInt8(truncatingIfNeeded: word >> UInt64((index % 8) * 8))
+            id.unicodeScalars.append(Unicode.Scalar(alphabet[Int(byte & 31)]))
+        }
         return id
     }
 
@@ -30,7 +38,7 @@ struct SessionCodec: Sendable {
 
     /// Seals a session into its session token.
     func seal(_ session: LocalSession) throws -> String {
-        let plaintext = try JSONEncoder().encode(session)
+        let plaintext = Array(session.sealedJSON().utf8)
         let box = try AES.GCM.seal(plaintext, using: self.key, authenticating: [Self.version])
         guard let combined = box.combined else { throw LocalStackError("cannot seal a session") }
         var token = Data([Self.version])

@@ -1,0 +1,59 @@
+import Crypto
+import Foundation
+import Testing
+
+@testable import WIFLocal
+
+/// Session tokens: what is sealed opens to the same session, under the same key only, and the hand-written
+/// JSON inside decodes with the session's `Codable` form.
+struct SessionCodecTests {
+    static let full = LocalSession(
+        accessKeyId: "ASIAABCDEFGHIJKLMNOP", secretAccessKey: "secret/with+chars", issuedAt: 1_700_000_000,
+        expiresAt: 1_700_003_600, roleArn: "arn:aws:iam::000000000000:role/path/personal-store-oidc", roleId: "AROAEXAMPLE",
+        sessionName: "alice@example.com",
+        identity: IdentityRecord(
+            kind: .oidc, issuer: "https://wif.localhost", subject: "a \"quoted\" \\ sub\u{1}ject — ✓ 𝄞",
+            audiences: ["wif-local", "other"], authorizedParty: "wif-local", amr: ["pwd", "mfa"],
+            principalTags: ["team": ["blue"], "projects": ["a", "b"], "empty": []]),
+        sessionPolicy: #"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}"#,
+        policyArns: ["arn:aws:iam::aws:policy/ReadOnly"], sourceIdentity: "alice\n")
+
+    static let minimal = LocalSession(
+        accessKeyId: "ASIAZZZZZZZZZZZZZZZZ", secretAccessKey: "minimal-secret-access-key", issuedAt: -5, expiresAt: 0, roleArn: "r", roleId: "i",
+        sessionName: "n", identity: IdentityRecord(kind: .facebook, subject: "1001", audiences: []))
+
+    @Test("the hand-written JSON decodes to the same session", arguments: [Self.full, Self.minimal])
+    func sealedJSONDecodes(session: LocalSession) throws {
+        let decoded = try JSONDecoder().decode(LocalSession.self, from: Data(session.sealedJSON().utf8))
+        #expect(decoded == session)
+    }
+
+    @Test("a sealed session opens to itself, and not under another key or altered", arguments: [Self.full, Self.minimal])
+    func sealAndOpen(session: LocalSession) throws {
+        let codec = SessionCodec(key: SymmetricKey(size: .bits256))
+        let token = try codec.seal(session)
+        #expect(codec.open(token) == session)
+        #expect(!token.contains(session.secretAccessKey))
+        #expect(SessionCodec(key: SymmetricKey(size: .bits256)).open(token) == nil)
+        var bytes = try #require(Data(base64Encoded: token))
+        bytes[bytes.count / 2] ^= 0x01
+        #expect(codec.open(bytes.base64EncodedString()) == nil)
+    }
+
+    @Test("access key ids are ASIA and 16 of the 32 base-32 symbols, and differ")
+    func accessKeyIds() {
+        let ids = (0..<2000).map { _ in SessionCodec.makeAccessKeyId() }
+        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+        for id in ids {
+            #expect(id.count == 20 && id.hasPrefix("ASIA"))
+            #expect(id.dropFirst(4).allSatisfy(alphabet.contains))
+        }
+        #expect(Set(ids).count == ids.count)
+        // Every symbol turns up in every position: no bits are stuck.
+        for position in 4..<20 {
+            let seen = Set(ids.map { Array($0)[position] })
+            #expect(seen == alphabet, "position \(position)")
+        }
+        #expect(SessionCodec.makeAccessKeyId(prefix: "AKIA").hasPrefix("AKIA"))
+    }
+}

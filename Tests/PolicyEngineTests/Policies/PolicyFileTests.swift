@@ -7,7 +7,8 @@ import PolicyEngine
 /// documented one.
 @Suite("Shipped policy files")
 struct PolicyFileTests {
-    static let expectedFiles = ShippedPolicies.providers.flatMap { [$0.personalStore, $0.trust, $0.local] }.sorted()
+    static let expectedFiles = (ShippedPolicies.providers.flatMap { [$0.personalStore, $0.trust, $0.local] }
+        + SeaweedFSPolicyTests.files + CephRGWPolicyTests.files).sorted()
 
     @Test func everyProviderHasAPersonalStoreATrustAndALocalPolicy() throws {
         #expect(try ShippedPolicies.allFiles() == Self.expectedFiles)

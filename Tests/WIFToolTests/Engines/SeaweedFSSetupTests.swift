@@ -1,0 +1,254 @@
+import Foundation
+import Testing
+
+@testable import wif_tool
+
+/// `wif-tool engine seaweedfs setup` without a SeaweedFS: the IAM config it writes, the checks on its
+/// settings, and the command's behaviour offline and against a local issuer.
+@Suite("SeaweedFS set-up")
+struct SeaweedFSSetupTests {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func config(template: String = "{id}/", bucket: String = "wif-personal") -> SeaweedFSIAMConfig {
+        SeaweedFSIAMConfig(
+            providerName: "wif-local",
+            issuer: .init(issuer: "https://wif.localhost", jwksURI: "http://127.0.0.1:4566/.well-known/jwks.json", clientId: "wif-local"),
+            bucket: bucket, roleArn: SeaweedFSIAMConfig.defaultRoleArn, partitionTemplate: template,
+            signingKey: Data(repeating: 7, count: 32).base64EncodedString())
+    }
+
+    static func jsonObject(_ text: String) throws -> NSDictionary {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? NSDictionary)
+    }
+
+    static func jsonObject(_ data: Data) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    // MARK: The document
+
+    @Test func theDefaultPoliciesAreTheShippedOnes() throws {
+        let config = Self.config()
+        for (file, document) in [("personal-store.json", try config.permissionPolicy()), ("trust.json", config.trustPolicy())] {
+            let shipped = try String(contentsOf: Self.repository.appendingPathComponent("policies/seaweedfs/\(file)"), encoding: .utf8)
+            #expect(try Self.jsonObject(document.json()) == Self.jsonObject(shipped), "policies/seaweedfs/\(file) differs from what set-up writes")
+        }
+        try config.checkPolicies()
+    }
+
+    @Test func theFileHoldsTheProviderTheRoleAndItsPolicy() throws {
+        let object = try Self.jsonObject(try Self.config().fileContents())
+        let sts = try #require(object["sts"] as? [String: Any])
+        #expect((sts["tokenDuration"] as? NSNumber)?.int64Value == 3_600_000_000_000, "nanoseconds")
+        #expect((sts["maxSessionLength"] as? NSNumber)?.int64Value == 43_200_000_000_000)
+        #expect(sts["signingKey"] as? String == Data(repeating: 7, count: 32).base64EncodedString())
+        let providers = try #require(sts["providers"] as? [[String: Any]])
+        #expect(providers.count == 1)
+        #expect(providers.first?["name"] as? String == "wif-local")
+        #expect(providers.first?["type"] as? String == "oidc")
+        #expect(providers.first?["enabled"] as? Bool == true)
+        let provider = try #require(providers.first?["config"] as? [String: String])
+        #expect(provider == ["issuer": "https://wif.localhost", "clientId": "wif-local", "jwksUri": "http://127.0.0.1:4566/.well-known/jwks.json"])
+        #expect((object["policy"] as? [String: String])?["defaultEffect"] == "Deny")
+
+        let roles = try #require(object["roles"] as? [[String: Any]])
+        #expect(roles.count == 1)
+        #expect(roles.first?["roleName"] as? String == "personal-store")
+        #expect(roles.first?["roleArn"] as? String == "arn:aws:iam::000000000000:role/personal-store")
+        #expect(roles.first?["attachedPolicies"] as? [String] == ["personal-store"])
+        let trust = try #require(roles.first?["trustPolicy"] as? [String: Any])
+        let statement = try #require((trust["Statement"] as? [[String: Any]])?.first)
+        #expect(statement["Principal"] as? [String: String] == ["Federated": "wif-local"], "SeaweedFS names the provider, not its URL")
+        let policies = try #require(object["policies"] as? [[String: Any]])
+        #expect(policies.first?["name"] as? String == "personal-store")
+        let text = String(decoding: try Self.config().fileContents(), as: UTF8.self)
+        #expect(text.contains("arn:aws:s3:::wif-personal/${jwt:sub}/*"))
+    }
+
+    @Test func theSameSettingsGiveTheSameBytes() throws {
+        #expect(try Self.config().fileContents() == Self.config().fileContents())
+        #expect(try Self.config().fileContents() != Self.config(bucket: "other-bucket").fileContents())
+    }
+
+    @Test(arguments: [
+        ("{id}/", "${jwt:sub}/"), ("users/{id}/", "users/${jwt:sub}/"), ("oidc/{id}/files/", "oidc/${jwt:sub}/files/"),
+    ])
+    func aTemplateBecomesAFolderPattern(template: String, pattern: String) throws {
+        #expect(try SeaweedFSIAMConfig.folderPattern(template) == pattern)
+        let policy = try Self.config(template: template).permissionPolicy().json()
+        #expect(policy.contains("\"arn:aws:s3:::wif-personal/\(pattern)*\""))
+        #expect(policy.contains("\"\(pattern)\",\"\(pattern)*\""), "\(policy)")
+        try Self.config(template: template).checkPolicies()
+    }
+
+    @Test(arguments: [
+        ("a*/{id}/", "must not contain '*'"), ("x?/{id}/", "must not contain '?'"), ("$/{id}/", "must not contain '$'"),
+        ("{x}/{id}/", "must not contain '{'"), ("{id}", "is refused"), ("../{id}/", "is refused"), ("users/", "is refused"),
+    ])
+    func aTemplateThatWouldWidenThePolicyIsRefused(template: String, message: String) throws {
+        let error = #expect(throws: SeaweedFSIAMConfig.Problem.self) { try SeaweedFSIAMConfig.folderPattern(template) }
+        #expect(error?.description.contains(message) == true, "\(error?.description ?? "")")
+        #expect(error?.description.contains(template) == true)
+    }
+
+    @Test func everySettingIsChecked() throws {
+        var cases: [(SeaweedFSIAMConfig, String)] = []
+        var config = Self.config(bucket: "Not_A_Bucket")
+        cases.append((config, "is not a bucket name"))
+        config = Self.config()
+        config.providerName = "wif local"
+        cases.append((config, "provider name"))
+        config = Self.config()
+        config.roleArn = "arn:aws:iam::role/personal-store"
+        cases.append((config, "is not arn:aws:iam::ACCOUNT:role/NAME"))
+        config = Self.config()
+        config.roleArn = "arn:aws:s3:::bucket/role/x"
+        cases.append((config, "role ARN"))
+        config = Self.config()
+        config.issuer.jwksURI = "file:///etc/keys"
+        cases.append((config, "JWKS address"))
+        config = Self.config()
+        config.issuer.clientId = ""
+        cases.append((config, "client id"))
+        config = Self.config()
+        config.signingKey = Data(repeating: 1, count: 16).base64EncodedString()
+        cases.append((config, "at least 32 bytes"))
+        config = Self.config()
+        config.sessionSeconds = 600
+        cases.append((config, "900 to 43200"))
+        for (config, message) in cases {
+            let error = #expect(throws: SeaweedFSIAMConfig.Problem.self) { try config.fileContents() }
+            #expect(error?.description.contains(message) == true, "\(message): \(error?.description ?? "")")
+        }
+    }
+
+    @Test func theSigningKeyOfAnExistingFileIsKept() throws {
+        let contents = try Self.config().fileContents()
+        #expect(SeaweedFSIAMConfig.existingSigningKey(in: contents) == Data(repeating: 7, count: 32).base64EncodedString())
+        #expect(SeaweedFSIAMConfig.existingSigningKey(in: Data("not json".utf8)) == nil)
+        #expect(SeaweedFSIAMConfig.existingSigningKey(in: Data(#"{"sts": {"signingKey": "c2hvcnQ="}}"#.utf8)) == nil, "too short to keep")
+        let fresh = SeaweedFSIAMConfig.newSigningKey()
+        #expect(Data(base64Encoded: fresh)?.count == 32)
+        #expect(fresh != SeaweedFSIAMConfig.newSigningKey())
+    }
+
+    // MARK: Error answers
+
+    @Test(arguments: [
+        ("InvalidIdentityToken", nil, true), ("ExpiredTokenException", "Token expired", true),
+        ("InvalidParameterValue", "failed to validate web identity token: invalid token audience", true),
+        ("AccessDenied", "failed to validate web identity token: key with ID k not found in JWKS", true),
+        ("InvalidParameterValue", "DurationSeconds must be between 900 and 43200 seconds", false),
+        ("AccessDenied", "trust policy validation failed: trust policy denies web identity assumption", false),
+        ("AccessDenied", nil, false), ("MissingParameter", "RoleSessionName is required", false),
+    ] as [(String, String?, Bool)])
+    func tokenRefusalsAreRecognisedWhateverTheEngineCallsThem(code: String, message: String?, refused: Bool) {
+        #expect(ServiceQuirks.refusesToken(code: code, message: message) == refused)
+    }
+
+    @Test func s3ErrorRepliesAreReadLeniently() {
+        let reply = S3ErrorReply(Data(
+            "<?xml version=\"1.0\"?><Error><Code>BucketAlreadyOwnedByYou</Code><Message>You &amp; me</Message><RequestId>18EA</RequestId></Error>".utf8))
+        #expect(reply == S3ErrorReply(code: "BucketAlreadyOwnedByYou", message: "You & me", requestId: "18EA"))
+        #expect(S3ErrorReply(Data("<html>Bad Gateway</html>".utf8)) == S3ErrorReply(code: nil, message: nil, requestId: nil))
+        #expect(S3ErrorReply(Data()).code == nil)
+    }
+
+    // MARK: The command
+
+    @Test func helpDocumentsTheCommand() throws {
+        let home = try ToolRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let group = try ToolRunner.run(["engine", "--help"], environment: ToolRunner.cleanEnvironment(home: home))
+        #expect(group.status == 0)
+        #expect(group.stdout.contains("seaweedfs"))
+        let setup = try ToolRunner.run(["engine", "seaweedfs", "setup", "--help"], environment: ToolRunner.cleanEnvironment(home: home))
+        #expect(setup.status == 0)
+        let text = setup.stdout.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        for option in ["--iam-config", "--issuer-url", "--jwks-uri", "--client-id", "--partition-template", "--skip-bucket", "${jwt:sub}", "Exit status", "admin.env"] {
+            #expect(text.contains(option), "missing \(option)")
+        }
+    }
+
+    @Test(arguments: [
+        (["--iam-config", "x.json", "--skip-bucket"], "give the issuer"),
+        (["--iam-config", "x.json", "--skip-bucket", "--issuer", "https://i"], "give the issuer"),
+        (["--iam-config", "x.json", "--skip-bucket", "--issuer-url", "http://i", "--issuer", "https://i", "--jwks-uri", "http://i/k"], "not both"),
+        (["--iam-config", "x.json", "--issuer-url", "http://127.0.0.1:9"], "--endpoint"),
+    ])
+    func badOptionsAreRefused(arguments: [String], message: String) throws {
+        let home = try ToolRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let result = try ToolRunner.run(["engine", "seaweedfs", "setup"] + arguments, environment: ToolRunner.cleanEnvironment(home: home))
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
+    @Test func offlineSetUpWritesAPrivateFileOnceAndKeepsItsKey() throws {
+        let home = try ToolRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let file = home.appendingPathComponent("seaweedfs/iam.json")
+        let arguments = [
+            "engine", "seaweedfs", "setup", "--skip-bucket", "--iam-config", file.path, "--issuer", "https://wif.localhost",
+            "--jwks-uri", "http://127.0.0.1:4566/.well-known/jwks.json", "--json",
+        ]
+        let first = try ToolRunner.run(arguments, environment: ToolRunner.cleanEnvironment(home: home))
+        try #require(first.status == 0, "\(first.stderr)")
+        let output = try StoreFixture.object(first)
+        #expect(output["iamConfigChanged"] as? Bool == true)
+        #expect(output["bucketCreated"] == nil)
+        #expect(output["folderPattern"] as? String == "${jwt:sub}/")
+        let permissions = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? NSNumber
+        #expect(permissions?.intValue == 0o600, "the file holds the STS signing key")
+        let key = SeaweedFSIAMConfig.existingSigningKey(in: try Data(contentsOf: file))
+        #expect(key != nil)
+
+        let second = try ToolRunner.run(arguments, environment: ToolRunner.cleanEnvironment(home: home))
+        #expect(try StoreFixture.object(second)["iamConfigChanged"] as? Bool == false)
+        let changed = try ToolRunner.run(arguments + ["--bucket", "another-bucket"], environment: ToolRunner.cleanEnvironment(home: home))
+        #expect(try StoreFixture.object(changed)["iamConfigChanged"] as? Bool == true)
+        #expect(SeaweedFSIAMConfig.existingSigningKey(in: try Data(contentsOf: file)) == key, "sessions survive a rewrite")
+
+        let text = try ToolRunner.run(Array(arguments.dropLast()) + ["--bucket", "another-bucket"], environment: ToolRunner.cleanEnvironment(home: home))
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("(unchanged)"), "\(text.stdout)")
+        #expect(text.stdout.contains("not created: --skip-bucket"))
+        #expect(!text.stdout.contains(key ?? "no key"), "the signing key is not printed")
+    }
+
+    @Test func anUnusableSettingIsAUsageError() throws {
+        let home = try ToolRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let result = try ToolRunner.run(
+            ["engine", "seaweedfs", "setup", "--skip-bucket", "--iam-config", home.appendingPathComponent("iam.json").path, "--issuer", "https://i",
+             "--jwks-uri", "http://i/keys", "--partition-template", "*/{id}/"],
+            environment: ToolRunner.cleanEnvironment(home: home))
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("must not contain '*'"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("iam.json").path))
+    }
+
+    @Test func theIssuerIsDiscoveredFromItsEndpoint() async throws {
+        let home = try ToolRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let server = try ServeProcess(["local", "serve", "--port", "0", "--data-dir", home.appendingPathComponent("issuer").path], home: home)
+        let endpoint = try await server.firstLine()
+        let file = home.appendingPathComponent("iam.json")
+        let result = try ToolRunner.run(
+            ["engine", "seaweedfs", "setup", "--skip-bucket", "--iam-config", file.path, "--issuer-url", endpoint + "/", "--json"],
+            environment: ToolRunner.cleanEnvironment(home: home))
+        try #require(result.status == 0, "\(result.stderr)")
+        let output = try StoreFixture.object(result)
+        #expect(output["issuer"] as? String == "https://wif.localhost", "the tokens' iss, not the address it was found at")
+        #expect(output["jwksUri"] as? String == endpoint + "/.well-known/jwks.json")
+        #expect(output["clientId"] as? String == "wif-local")
+
+        let unreachable = try ToolRunner.run(
+            ["engine", "seaweedfs", "setup", "--skip-bucket", "--iam-config", file.path, "--issuer-url", "http://127.0.0.1:9"],
+            environment: ToolRunner.cleanEnvironment(home: home))
+        #expect(unreachable.status == 7, "\(unreachable.stderr)")
+        #expect(unreachable.stderr.contains("discovery document"), "\(unreachable.stderr)")
+        _ = try await server.stop(signal: SIGTERM)
+    }
+}

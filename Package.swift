@@ -88,6 +88,7 @@ let package = Package(
                 "PolicyEngine",
                 "S3Partition",
                 "WIFLocal",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -145,7 +146,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WIFToolTests",
-            dependencies: ["wif-tool"],
+            dependencies: ["wif-tool", "WIFCredentials"],
             swiftSettings: swiftSettings
         ),
         // samples/ServerApp: built with the package so that CI checks it without a second dependency build.

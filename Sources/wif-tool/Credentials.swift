@@ -15,10 +15,24 @@ extension WIFTool {
 
                   [profile wif]
                   credential_process = wif-tool credentials --profile federated
+
+                Credentials from web identity are cached in the encrypted store $WIF_HOME/secrets.enc \
+                (default ~/.wif) and reused while they have more than 15 minutes left, so repeated calls do \
+                not call STS each time; a rotated token file, another role or other settings miss the \
+                cache. The store's key: WIF_PASSPHRASE, a key file (--key-file, WIF_KEY_FILE), or by \
+                default $WIF_HOME/secrets.key (protection by file permissions only).
+
+                Exit status: 0 printed; 3 no credentials, a refused token, or the store's passphrase or key \
+                file is wrong; 4 access denied; 6 the store cannot be read or written; 7 STS could not be \
+                reached; 8 the store is damaged, truncated, not a store, or from a newer wif-tool (it is left \
+                untouched); 64 bad settings.
                 """
         )
 
         @OptionGroup var options: GlobalOptions
+
+        @Option(name: .long, help: "The key file of the encrypted store that caches credentials (default: WIF_KEY_FILE, else $WIF_HOME/secrets.key).")
+        var keyFile: String?
 
         struct Output: Encodable {
             var Version = 1
@@ -30,8 +44,7 @@ extension WIFTool {
 
         func run() async throws {
             try await reportingErrors {
-                let provider = self.options.credentialProvider()
-                let credentials = try await provider.getCredentials(logger: self.options.makeLogger())
+                let credentials = try await self.resolve()
                 let output = Output(
                     AccessKeyId: credentials.accessKeyId,
                     SecretAccessKey: credentials.secretAccessKey,
@@ -42,6 +55,29 @@ extension WIFTool {
                 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                 printOut(String(decoding: try encoder.encode(output), as: UTF8.self) + "\n")
             }
+        }
+
+        /// The chain's credentials; for web identity, the cached ones while they last.
+        private func resolve() async throws -> AWSCredentials {
+            let logger = self.options.makeLogger()
+            let provider = self.options.credentialProvider()
+            let environment = self.options.credentialEnvironment()
+            guard let key = await CredentialCache.key(environment: environment, profile: self.options.profile, logger: logger) else {
+                return try await provider.getCredentials(logger: logger)
+            }
+            let secrets = try SecretStore.open(
+                home: ToolConfiguration.home(environment: environment), keyFile: self.keyFile, environment: environment)
+            if let cached = try CredentialCache.usable(try secrets.load(), key: key, now: Date()) {
+                logger.debug("using cached credentials", metadata: ["wif.tool.access_key_id": "\(cached.accessKeyId)"])
+                return cached
+            }
+            let credentials = try await provider.getCredentials(logger: logger)
+            // Only what a web-identity step returned is cached (steps 1 and 2 of the chain).
+            guard let step = provider.selectedIndex, step >= 1, credentials.expiration != nil else { return credentials }
+            try secrets.update { document in
+                try CredentialCache.store(credentials, key: key, in: &document, now: Date())
+            }
+            return credentials
         }
     }
 }

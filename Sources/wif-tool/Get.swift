@@ -27,9 +27,9 @@ extension WIFTool {
                 verified (length, ETag or checksum), so the destination is either the whole file or \
                 untouched, even when the command is killed. Large objects arrive as parallel ranges.
 
-                Exit status: 0 downloaded; 3 not signed in or the sign-in expired; 4 access denied; 5 no \
+                Exit status: 0 downloaded; 3 not signed in, the sign-in expired, or the store's passphrase or key file is wrong; 4 access denied; 5 no \
                 such file; 6 a local file cannot be written; 7 network, service or verification failure; \
-                64 a refused name or bad options.
+                8 the encrypted store is damaged or from a newer wif-tool; 64 a refused name or bad options.
                 """
         )
 
@@ -72,7 +72,7 @@ extension WIFTool {
                     store: self.store, region: self.options.region, environment: self.options.environment)
                 let staging = DownloadStaging.prepare(home: configuration.home)
                 defer { staging.cleanUp() }
-                let result = try await SignedInStore.with(configuration, logger: self.options.makeLogger()) { files in
+                let result = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger()) { files in
                     let plan: [(name: String, path: String)]
                     if self.recursive {
                         plan = try await self.folderPlan(files)

@@ -50,8 +50,14 @@ struct GlobalOptions: ParsableArguments {
     /// The default credential chain for this invocation: environment keys, web identity from the
     /// environment, then the selected profile.
     func credentialProvider() -> DefaultCredentialChain {
+        DefaultCredentialChain(environment: self.credentialEnvironment(), profile: self.profile)
+    }
+
+    /// The environment the credential chain reads: the process's, with `--region` as `AWS_REGION`
+    /// when that is not set.
+    func credentialEnvironment() -> [String: String] {
         var environment = self.environment
         if let region, environment["AWS_REGION"] == nil { environment["AWS_REGION"] = region }
-        return DefaultCredentialChain(environment: environment, profile: self.profile)
+        return environment
     }
 }

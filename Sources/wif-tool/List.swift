@@ -14,8 +14,9 @@ extension WIFTool {
                 last write: 'SIZE  TIME  NAME'. --json prints {"bucket", "prefix", "objects": [{"name", \
                 "size", "lastModified", "eTag"}]}.
 
-                Exit status: 0 listed (also when nothing matches); 3 not signed in or the sign-in expired; \
-                4 access denied; 7 network or service failure; 64 a refused prefix or bad options.
+                Exit status: 0 listed (also when nothing matches); 3 not signed in, the sign-in expired, or the store's passphrase or key file is wrong; \
+                4 access denied; 7 network or service failure; 8 the encrypted store is damaged or from a \
+                newer wif-tool; 64 a refused prefix or bad options.
                 """
         )
 
@@ -45,7 +46,7 @@ extension WIFTool {
             try await reportingStoreErrors {
                 let configuration = try ToolConfiguration.resolve(
                     store: self.store, region: self.options.region, environment: self.options.environment)
-                let output = try await SignedInStore.with(configuration, logger: self.options.makeLogger()) { files in
+                let output = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger()) { files in
                     var entries: [Entry] = []
                     for try await object in try files.bucket.list(prefix: self.prefix, logger: files.logger).objects {
                         entries.append(Entry(name: object.name, size: object.size, lastModified: object.lastModified, eTag: object.eTag))

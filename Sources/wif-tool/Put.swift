@@ -27,8 +27,9 @@ extension WIFTool {
                 SHA-256 checksum that S3 verifies. A progress bar appears on a terminal when a transfer \
                 takes more than a second (--quiet hides it).
 
-                Exit status: 0 all uploaded; 3 not signed in or the sign-in expired; 4 access denied; \
-                6 a local file cannot be read; 7 network or service failure; 64 a refused name or bad options.
+                Exit status: 0 all uploaded; 3 not signed in, the sign-in expired, or the store's passphrase or key file is wrong; 4 access denied; \
+                6 a local file cannot be read; 7 network or service failure; 8 the encrypted store is damaged \
+                or from a newer wif-tool; 64 a refused name or bad options.
                 """
         )
 
@@ -82,7 +83,7 @@ extension WIFTool {
                 let configuration = try ToolConfiguration.resolve(
                     store: self.store, region: self.options.region, environment: self.options.environment)
                 let plan = try self.plan()
-                let uploaded = try await SignedInStore.with(configuration, logger: self.options.makeLogger()) { files in
+                let uploaded = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger()) { files in
                     // Every name is checked before the first request.
                     for item in plan { _ = try files.bucket.key(for: item.name) }
                     var uploaded: [Uploaded] = []

@@ -12,8 +12,9 @@ extension WIFTool {
                 Every NAME is checked before anything is sent. Names that do not exist are reported and \
                 make the command exit 5 after the others are deleted; --force ignores them.
 
-                Exit status: 0 deleted; 3 not signed in or the sign-in expired; 4 access denied; 5 a NAME \
-                does not exist; 7 network or service failure; 64 a refused name or bad options.
+                Exit status: 0 deleted; 3 not signed in, the sign-in expired, or the store's passphrase or key file is wrong; 4 access denied; 5 a NAME \
+                does not exist; 7 network or service failure; 8 the encrypted store is damaged or from a newer \
+                wif-tool; 64 a refused name or bad options.
                 """
         )
 
@@ -39,7 +40,7 @@ extension WIFTool {
             try await reportingStoreErrors {
                 let configuration = try ToolConfiguration.resolve(
                     store: self.store, region: self.options.region, environment: self.options.environment)
-                let output = try await SignedInStore.with(configuration, logger: self.options.makeLogger()) { files in
+                let output = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger()) { files in
                     var unique: [String] = []
                     for name in self.names where !unique.contains(name) {
                         _ = try files.bucket.key(for: name)

@@ -55,7 +55,7 @@ struct StoredSession: Codable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The format version of the file.
+    /// The format version of the stored sign-in.
     var version = 1
     /// `embedded`, or the S3 endpoint URL the session was made for.
     var target: String
@@ -88,100 +88,121 @@ struct StoredSession: Codable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Keeps the sign-in in a JSON file readable by its owner only (mode 0600), replaced atomically so a
-/// crash never leaves half a file.
+/// Keeps each account's sign-in in the encrypted store (``SecretStore``) under
+/// `wif-tool.signin.<account>`, so the token and the temporary credentials are never on disk in the
+/// clear.
+///
+/// Earlier versions kept the sign-in in `session.json` (`session.<account>.json`) in plaintext; such a
+/// file is moved into the store the first time it is read, then deleted.
 struct SessionStore: Sendable {
-    /// The file, `~/.wif/session.json` or `~/.wif/session.<account>.json`.
-    let file: URL
+    let secrets: SecretStore
+    /// The named sign-in, or `nil` for the default one.
+    let account: String?
+    /// The plaintext file of earlier versions.
+    let legacyFile: URL
+
+    /// The prefix of every sign-in's key in the store.
+    static let keyPrefix = "wif-tool.signin."
+
+    /// This account's key in the store.
+    var key: String { Self.keyPrefix + (self.account ?? "default") }
 
     /// The stored sign-in, or `nil` when there is none.
-    /// - Throws: `CommandFailure` (I/O) when the file cannot be read, (auth) when it is not a session file.
+    /// - Throws: `CommandFailure`: what ``SecretStore`` reports for a store it cannot open; (store) when
+    ///   the stored sign-in does not decode; (I/O) when an old session file cannot be read or removed.
     func load() throws(CommandFailure) -> StoredSession? {
-        let data: Data
+        let document = try self.secrets.load()
+        let session: StoredSession?
         do {
-            data = try Data(contentsOf: self.file)
-        } catch {
-            if !FileManager.default.fileExists(atPath: self.file.path) { return nil }
-            throw CommandFailure(status: .io, message: "cannot read the session file \(self.file.path): \(error.localizedDescription)")
-        }
-        do {
-            let session = try Self.decoder.decode(StoredSession.self, from: data)
-            guard session.version == 1 else {
-                throw CommandFailure(
-                    status: .auth,
-                    message: "the session file \(self.file.path) has format version \(session.version), which this wif-tool does not read; run 'wif-tool login' again")
-            }
-            return session
-        } catch let failure as CommandFailure {
-            throw failure
+            session = try document.value(StoredSession.self, forKey: self.key)
         } catch {
             throw CommandFailure(
-                status: .auth, message: "the session file \(self.file.path) is damaged; run 'wif-tool login' again")
+                status: .store, message: "the stored sign-in in \(self.secrets.file.path) is damaged (\(error.reason)); run 'wif-tool login' again")
         }
+        if let session {
+            try Self.check(session, path: self.secrets.file.path)
+            try self.removeLegacyFile()
+            return session
+        }
+        return try self.importLegacyFile()
     }
 
-    /// Writes the sign-in: to a new file of mode 0600 beside the old one, flushed, then renamed over it.
-    /// - Throws: `CommandFailure` (I/O) naming the file and the system's reason.
+    /// Stores the sign-in, replacing the account's previous one, and removes an old plaintext session
+    /// file.
+    /// - Throws: `CommandFailure` as ``SecretStore`` reports it.
     func save(_ session: StoredSession) throws(CommandFailure) {
-        let data: Data
         do {
-            data = try Self.encoder.encode(session)
-        } catch {
-            throw CommandFailure(status: .io, message: "cannot encode the session: \(error)")
-        }
-        let folder = self.file.deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw CommandFailure(status: .io, message: "cannot create \(folder.path): \(error.localizedDescription)")
-        }
-        let temporary = folder.appendingPathComponent(".\(self.file.lastPathComponent).\(UUID().uuidString).tmp")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw CommandFailure(status: .io, message: "cannot write \(temporary.path): \(Self.systemError())")
-        }
-        var failure: String?
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count, let base = buffer.baseAddress {
-                let written = write(descriptor, base + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = Self.systemError()
-                    return
-                }
-                offset += written
+            try self.secrets.update { document in
+                try document.setValue(session, forKey: self.key)
             }
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch let error as WIFCredentialsError {
+            throw SecretStore.failure(error, file: self.secrets.file)
+        } catch {
+            throw CommandFailure(status: .failure, message: "cannot save the sign-in: \(error)")
         }
-        if failure == nil, fsync(descriptor) != 0 { failure = Self.systemError() }
-        close(descriptor)
-        if failure == nil, rename(temporary.path, self.file.path) != 0 { failure = Self.systemError() }
-        if let failure {
-            unlink(temporary.path)
-            throw CommandFailure(status: .io, message: "cannot write the session file \(self.file.path): \(failure)")
-        }
+        try self.removeLegacyFile()
     }
 
     /// Removes the sign-in.
     /// - Returns: Whether there was one.
     func remove() throws(CommandFailure) -> Bool {
-        if unlink(self.file.path) == 0 { return true }
+        var removed = false
+        if self.secrets.store.exists {
+            do {
+                removed = try self.secrets.update { document in document.removeValue(forKey: self.key) }
+            } catch let failure as CommandFailure {
+                throw failure
+            } catch {
+                throw CommandFailure(status: .failure, message: "cannot remove the sign-in: \(error)")
+            }
+        }
+        if try self.removeLegacyFile() { removed = true }
+        return removed
+    }
+
+    /// Refuses a sign-in written by a newer wif-tool.
+    static func check(_ session: StoredSession, path: String) throws(CommandFailure) {
+        guard session.version == 1 else {
+            throw CommandFailure(
+                status: .store,
+                message: "the sign-in stored in \(path) has format version \(session.version), which this wif-tool does not read; run 'wif-tool login' again")
+        }
+    }
+
+    /// Moves an old plaintext session file into the store and deletes it.
+    private func importLegacyFile() throws(CommandFailure) -> StoredSession? {
+        let data: Data
+        do {
+            data = try Data(contentsOf: self.legacyFile)
+        } catch {
+            if !FileManager.default.fileExists(atPath: self.legacyFile.path) { return nil }
+            throw CommandFailure(status: .io, message: "cannot read the old session file \(self.legacyFile.path): \(error.localizedDescription)")
+        }
+        let session: StoredSession
+        do {
+            session = try Self.legacyDecoder.decode(StoredSession.self, from: data)
+        } catch {
+            throw CommandFailure(
+                status: .auth, message: "the old session file \(self.legacyFile.path) is damaged; delete it and run 'wif-tool login' again")
+        }
+        try Self.check(session, path: self.legacyFile.path)
+        try self.save(session)
+        return session
+    }
+
+    /// Deletes the old plaintext session file, if there is one.
+    @discardableResult
+    private func removeLegacyFile() throws(CommandFailure) -> Bool {
+        if unlink(self.legacyFile.path) == 0 { return true }
         if errno == ENOENT { return false }
-        throw CommandFailure(status: .io, message: "cannot remove the session file \(self.file.path): \(Self.systemError())")
+        throw CommandFailure(
+            status: .io, message: "cannot remove the old plaintext session file \(self.legacyFile.path): \(String(cString: strerror(errno)))")
     }
 
-    static func systemError() -> String {
-        String(cString: strerror(errno))
-    }
-
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
-    }()
-
-    static let decoder: JSONDecoder = {
+    /// How earlier versions wrote dates.
+    static let legacyDecoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return decoder

@@ -25,14 +25,15 @@ struct SignedInStore: Sendable {
     /// signed in.
     static func with<T: Sendable>(
         _ configuration: ToolConfiguration,
+        environment: [String: String],
         logger: Logger,
         _ body: (SignedInStore) async throws -> T
     ) async throws -> T {
-        let session = try StoreRuntime.signedInSession(configuration)
+        let (session, store) = try StoreRuntime.signedInSession(configuration, environment: environment)
         let prefix = try PartitionPrefix.make(template: session.partitionTemplate, userId: session.subject)
         return try await StoreRuntime.withTarget(configuration, logger: logger) { context in
             let credentials = SessionCredentials(
-                session: session, store: context.store, account: configuration.account, sts: context.stsEndpoint,
+                session: session, store: store, account: configuration.account, sts: context.stsEndpoint,
                 httpClient: context.httpClient)
             let client = try S3Client(
                 configuration: S3Client.Configuration(region: configuration.region, endpoint: context.s3Endpoint.absoluteString),

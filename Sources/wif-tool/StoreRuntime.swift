@@ -16,8 +16,6 @@ struct StoreContext: Sendable {
     /// The HTTP client for STS and S3 requests.
     let httpClient: HTTPClient
     let logger: Logger
-
-    var store: SessionStore { SessionStore(file: self.configuration.sessionFile) }
 }
 
 enum StoreRuntime {
@@ -87,11 +85,17 @@ enum StoreRuntime {
         }
     }
 
-    /// The stored sign-in of the configured account, checked to belong to the configured target.
-    /// - Throws: `CommandFailure` (auth) when there is none or it was made for another endpoint.
-    static func signedInSession(_ configuration: ToolConfiguration) throws(CommandFailure) -> StoredSession {
+    /// The stored sign-in of the configured account, checked to belong to the configured target, and
+    /// where it is stored.
+    /// - Throws: `CommandFailure` (auth) when there is none or it was made for another endpoint; what
+    ///   ``SecretStore`` reports when the encrypted store cannot be opened.
+    static func signedInSession(
+        _ configuration: ToolConfiguration,
+        environment: [String: String]
+    ) throws(CommandFailure) -> (session: StoredSession, store: SessionStore) {
         let accountFlag = configuration.account.map { " --account \($0)" } ?? ""
-        guard let session = try SessionStore(file: configuration.sessionFile).load() else {
+        let store = try configuration.sessionStore(environment: environment)
+        guard let session = try store.load() else {
             let how: String
             switch configuration.target {
             case .embedded: how = "wif-tool login --dev USER\(accountFlag)"
@@ -106,7 +110,7 @@ enum StoreRuntime {
                 message: "the stored sign-in is for \(Self.describe(target: session.target)), but this command uses \(Self.describe(target: target)); sign in again: \(SignIn.loginHint(for: session, account: configuration.account))"
             )
         }
-        return session
+        return (session, store)
     }
 
     static func describe(target: String) -> String {

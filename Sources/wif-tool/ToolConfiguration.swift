@@ -16,6 +16,9 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: "Keep a separate sign-in under this name, so several people can share one WIF_HOME (default: WIF_ACCOUNT).")
     var account: String?
 
+    @Option(name: .long, help: "The key file of the encrypted store $WIF_HOME/secrets.enc (default: WIF_KEY_FILE, else secrets.key beside it; a passphrase comes from WIF_PASSPHRASE or the terminal).")
+    var keyFile: String?
+
     @Flag(name: [.short, .long], help: "Print no progress bar and no line per file.")
     var quiet = false
 }
@@ -55,10 +58,26 @@ struct ToolConfiguration: Sendable {
     var provider: String?
     var partitionTemplate: String?
 
-    /// The file that holds the sign-in of ``account``.
-    var sessionFile: URL {
+    /// `--key-file`, when given.
+    var keyFile: String?
+
+    /// The plaintext file earlier versions kept the sign-in of ``account`` in; it is moved into the
+    /// encrypted store when found.
+    var legacySessionFile: URL {
         guard let account else { return self.home.appendingPathComponent("session.json") }
         return self.home.appendingPathComponent("session.\(account).json")
+    }
+
+    /// The encrypted store's file, `<home>/secrets.enc`.
+    var secretsFile: URL { SecretStore.file(home: self.home) }
+
+    /// The sign-in of ``account`` in the encrypted store, its key chosen as ``SecretStore`` describes.
+    /// - Parameters:
+    ///   - environment: The process environment (`WIF_PASSPHRASE`, `WIF_KEY_FILE`).
+    ///   - newPassphrase: Whether a store created now gets a passphrase asked on the terminal.
+    func sessionStore(environment: [String: String], newPassphrase: Bool = false) throws(CommandFailure) -> SessionStore {
+        let secrets = try SecretStore.open(home: self.home, keyFile: self.keyFile, newPassphrase: newPassphrase, environment: environment)
+        return SessionStore(secrets: secrets, account: self.account, legacyFile: self.legacySessionFile)
     }
 
     /// The config file, `<home>/config`.
@@ -159,7 +178,8 @@ struct ToolConfiguration: Sendable {
             bucket: bucket?.value,
             roleArn: role?.value,
             provider: providerSetting?.value,
-            partitionTemplate: template?.value
+            partitionTemplate: template?.value,
+            keyFile: store.keyFile
         )
     }
 

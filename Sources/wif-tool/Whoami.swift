@@ -7,11 +7,14 @@ extension WIFTool {
         static let configuration = CommandConfiguration(
             abstract: "Show who is signed in: provider, subject, role, bucket, folder and credential expiry.",
             discussion: """
-                Reads the stored sign-in without contacting any service. Credentials shown as expired are \
-                renewed by the next file command while the token is still valid.
+                Reads the stored sign-in from the encrypted store $WIF_HOME/secrets.enc without contacting \
+                any service (a store protected by a passphrase needs WIF_PASSPHRASE or the terminal). \
+                Credentials shown as expired are renewed by the next file command while the token is still \
+                valid.
 
-                Exit status: 0 signed in; 3 not signed in, or signed in for another endpoint; 6 the session \
-                file cannot be read; 64 bad options.
+                Exit status: 0 signed in; 3 not signed in, signed in for another endpoint, or the store's \
+                passphrase or key file is wrong; 6 the store cannot be read; 8 the store is damaged, \
+                truncated, not a store, or from a newer wif-tool; 64 bad options.
                 """
         )
 
@@ -22,7 +25,7 @@ extension WIFTool {
             try await reportingStoreErrors {
                 let configuration = try ToolConfiguration.resolve(
                     store: self.store, region: self.options.region, environment: self.options.environment)
-                let session = try StoreRuntime.signedInSession(configuration)
+                let session = try StoreRuntime.signedInSession(configuration, environment: self.options.environment).session
                 let summary = SessionSummary(session, account: configuration.account, now: Date())
                 if self.options.json {
                     try printJSON(summary)
@@ -37,7 +40,13 @@ extension WIFTool {
     struct Logout: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Forget the stored sign-in (token and credentials).",
-            discussion: "Exit status: 0 signed out (also when nobody was signed in); 6 the session file cannot be removed."
+            discussion: """
+                Removes the account's sign-in from the encrypted store $WIF_HOME/secrets.enc (the store and \
+                its key stay for the other accounts).
+
+                Exit status: 0 signed out (also when nobody was signed in); 3 the store's passphrase or key \
+                file is wrong; 6 the store cannot be written; 8 the store is damaged or from a newer wif-tool.
+                """
         )
 
         @OptionGroup var options: GlobalOptions
@@ -52,7 +61,7 @@ extension WIFTool {
             try await reportingStoreErrors {
                 let configuration = try ToolConfiguration.resolve(
                     store: self.store, region: self.options.region, environment: self.options.environment)
-                let removed = try SessionStore(file: configuration.sessionFile).remove()
+                let removed = try configuration.sessionStore(environment: self.options.environment).remove()
                 let account = configuration.account ?? "default"
                 if self.options.json {
                     try printJSON(Output(account: account, signedOut: removed))

@@ -19,14 +19,17 @@ import Darwin
         #expect(signedIn["subject"] as? String == "alice")
         #expect(signedIn["provider"] as? String == "google")
 
-        let session = fixture.wifHome.appendingPathComponent("session.json")
-        let attributes = try FileManager.default.attributesOfItem(atPath: session.path)
-        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
-        let stored = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: session)) as? [String: Any])
+        // The session is in the encrypted store, whose key file is made beside it; both private.
+        #expect(!FileManager.default.fileExists(atPath: fixture.wifHome.appendingPathComponent("session.json").path))
+        #expect(try StoreFixture.mode(fixture.secretsFile) == 0o600)
+        #expect(try StoreFixture.mode(fixture.secretsKeyFile) == 0o600)
+        #expect(login.stderr.contains("note: the store \(fixture.secretsFile.path) is protected only by file permissions"), "\(login.stderr)")
+        let stored = try #require(try fixture.storedSession())
         let credentials = try #require(stored["credentials"] as? [String: Any])
         let secret = try #require(credentials["secretAccessKey"] as? String)
         #expect((stored["token"] as? [String: Any])?["kind"] as? String == "development")
-        // No temporary file is left beside the session.
+        #expect(try Data(contentsOf: fixture.secretsFile).range(of: Data(secret.utf8)) == nil)
+        // No temporary file is left beside the store.
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: fixture.wifHome.path).filter { $0.hasSuffix(".tmp") }
         #expect(leftovers.isEmpty)
 
@@ -281,52 +284,37 @@ import Darwin
         let fixture = try StoreFixture()
         defer { fixture.remove() }
         try #require(try fixture.run(["login", "--dev", "gina"]).status == 0)
-        let session = fixture.wifHome.appendingPathComponent("session.json")
-        var stored = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: session)) as? [String: Any])
-        var credentials = try #require(stored["credentials"] as? [String: Any])
-        let oldKey = try #require(credentials["accessKeyId"] as? String)
-        credentials["expiration"] = "2020-01-01T00:00:00Z"
-        stored["credentials"] = credentials
-        try JSONSerialization.data(withJSONObject: stored).write(to: session)
+        let stored = try #require(try fixture.storedSession())
+        let oldKey = try #require((stored["credentials"] as? [String: Any])?["accessKeyId"] as? String)
+        try fixture.expireStoredCredentials()
         #expect(try StoreFixture.object(try fixture.run(["whoami", "--json"]))["credentialsExpired"] as? Bool == true)
 
         let list = try fixture.run(["list"])
         #expect(list.status == 0, "\(list.stderr)")
-        let renewed = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: session)) as? [String: Any])
+        let renewed = try #require(try fixture.storedSession())
         let newCredentials = try #require(renewed["credentials"] as? [String: Any])
         #expect(newCredentials["accessKeyId"] as? String != oldKey)
-        #expect((newCredentials["expiration"] as? String ?? "") > "2025")
-        let attributes = try FileManager.default.attributesOfItem(atPath: session.path)
-        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect((newCredentials["expiration"] as? Double ?? 0) > StoreFixture.storedDate(2025))
+        #expect(try StoreFixture.mode(fixture.secretsFile) == 0o600)
     }
 
     @Test func anExpiredTokenAsksToSignInAgain() throws {
         let fixture = try StoreFixture()
         defer { fixture.remove() }
         try #require(try fixture.run(["login", "--dev", "hank", "--account", "work"]).status == 0)
-        let session = fixture.wifHome.appendingPathComponent("session.work.json")
-        var stored = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: session)) as? [String: Any])
-        var credentials = try #require(stored["credentials"] as? [String: Any])
-        var token = try #require(stored["token"] as? [String: Any])
-        credentials["expiration"] = "2020-01-01T00:00:00Z"
-        token["expiration"] = "2020-01-01T00:00:00Z"
-        stored["credentials"] = credentials
-        stored["token"] = token
-        try JSONSerialization.data(withJSONObject: stored).write(to: session)
+        try fixture.editStoredSession(account: "work") { stored in
+            var credentials = try #require(stored["credentials"] as? [String: Any])
+            var token = try #require(stored["token"] as? [String: Any])
+            credentials["expiration"] = StoreFixture.storedDate(2020)
+            token["expiration"] = StoreFixture.storedDate(2020)
+            stored["credentials"] = credentials
+            stored["token"] = token
+        }
 
         let list = try fixture.run(["list", "--account", "work"])
         #expect(list.status == 3, "\(list.stderr)")
         #expect(list.stderr.contains("expired"))
         #expect(list.stderr.contains("wif-tool login --dev hank --provider google --account work"), "\(list.stderr)")
-    }
-
-    /// Sets the stored credentials' expiry in the past, so the next command must renew them.
-    static func expireCredentials(_ session: URL) throws {
-        var stored = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: session)) as? [String: Any])
-        var credentials = try #require(stored["credentials"] as? [String: Any])
-        credentials["expiration"] = "2020-01-01T00:00:00Z"
-        stored["credentials"] = credentials
-        try JSONSerialization.data(withJSONObject: stored).write(to: session)
     }
 
     @Test func aTokenFileIsReadAgainAtEachRenewal() async throws {
@@ -344,14 +332,14 @@ import Darwin
         let signedIn = try StoreFixture.object(login)
         #expect(signedIn["prefix"] as? String == "google/rita/")
         #expect(signedIn["provider"] as? String == "google")
-        let session = fixture.wifHome.appendingPathComponent("session.json")
-        #expect(!(try String(contentsOf: session, encoding: .utf8)).contains(try String(contentsOf: tokenFile, encoding: .utf8).trimmingCharacters(in: .newlines)),
+        let storedJSON = try #require(try fixture.secretStore().load().json(forKey: StoreFixture.signInKey(nil)))
+        #expect(!String(decoding: storedJSON, as: UTF8.self).contains(try String(contentsOf: tokenFile, encoding: .utf8).trimmingCharacters(in: .newlines)),
                 "the token file's content is kept in the session")
         let firstExpiry = try #require(try StoreFixture.object(try fixture.run(["whoami", "--json"]))["tokenExpiration"] as? String)
 
         // A rotated token is picked up at the next renewal.
         try Data(try token(ttl: 7200).utf8).write(to: tokenFile)
-        try Self.expireCredentials(session)
+        try fixture.expireStoredCredentials()
         let renewed = try fixture.run(["list"])
         #expect(renewed.status == 0, "\(renewed.stderr)")
         let secondExpiry = try #require(try StoreFixture.object(try fixture.run(["whoami", "--json"]))["tokenExpiration"] as? String)
@@ -360,7 +348,7 @@ import Darwin
         // A token that has expired asks for a fresh one.
         try Data(try token(ttl: 1).utf8).write(to: tokenFile)
         try await Task.sleep(for: .milliseconds(2100))
-        try Self.expireCredentials(session)
+        try fixture.expireStoredCredentials()
         let expired = try fixture.run(["list"])
         #expect(expired.status == 3, "\(expired.stderr)")
         #expect(expired.stderr.contains("the token in \(tokenFile.path) expired at"), "\(expired.stderr)")
@@ -400,7 +388,8 @@ import Darwin
         let out = try fixture.run(["logout", "--json"])
         #expect(out.status == 0)
         #expect(try StoreFixture.object(out)["signedOut"] as? Bool == true)
-        #expect(!FileManager.default.fileExists(atPath: fixture.wifHome.appendingPathComponent("session.json").path))
+        #expect(try fixture.storedSession() == nil)
+        #expect(FileManager.default.fileExists(atPath: fixture.secretsFile.path), "the store stays for other accounts")
         let again = try fixture.run(["logout"])
         #expect(again.status == 0)
         #expect(again.stdout.contains("Nobody was signed in"))

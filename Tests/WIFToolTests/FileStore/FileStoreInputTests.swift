@@ -157,7 +157,7 @@ import Testing
             #expect(put.contains(text), "put --help misses \(text)")
         }
         let login = words(try fixture.run(["login", "--help"]).stdout)
-        for text in ["--dev", "--token-file", "--role-arn", "--partition-template", "session.json", "--account"] {
+        for text in ["--dev", "--token-file", "--role-arn", "--partition-template", "secrets.enc", "--passphrase", "--key-file", "--account"] {
             #expect(login.contains(text), "login --help misses \(text)")
         }
         let get = words(try fixture.run(["get", "--help"]).stdout)

@@ -48,7 +48,7 @@ def wrk(endpoint, body):
     errors = re.search(r"Socket errors: (.*)", output)
     if failures or errors:
         raise RuntimeError(f"wrk against {endpoint} saw failures:\n{output}")
-    p50 = re.search(r"50%\s+(\S+)", output).group(1)
+    p50 = re.search(r"^\s+50%\s+(\S+)", output, re.MULTILINE).group(1)  # the latency distribution line
     return rate, p50
 
 

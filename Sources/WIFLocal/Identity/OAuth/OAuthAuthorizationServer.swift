@@ -270,7 +270,4 @@ actor OAuthAuthorizationServer {
     private func metadata(_ authorization: OAuthAuthorization) -> Logger.Metadata {
         ["wif.local.oauth.client_id": "\(authorization.clientId)", "wif.local.oauth.user": "\(authorization.subject)"]
     }
-
-    /// The grants, for tests.
-    var snapshot: OAuthGrants { self.grants }
 }

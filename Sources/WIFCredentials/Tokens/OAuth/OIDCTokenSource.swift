@@ -206,6 +206,9 @@ actor OIDCTokenRefresher {
         }
     }
 
+    // Swift 6.3's optimizer fails its ownership verification on this function (the compiler stops
+    // with signal 6 in release builds); it is not hot, so it is left unoptimized.
+    @_optimize(none)
     private func runRefresh(_ promise: OIDCTokenRefreshPromise, tokens: OAuth2Tokens, logger: Logger) async {
         let renewed: OAuth2Tokens
         do {

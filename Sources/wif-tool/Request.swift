@@ -158,7 +158,12 @@ extension WIFTool {
                     printOut(head + "\n")
                 }
                 for try await buffer in response.body {
-                    FileHandle.standardOutput.write(Data(buffer.readableBytesView))
+                    do {
+                        try FileHandle.standardOutput.write(contentsOf: buffer.readableBytesView)
+                    } catch {
+                        // The reader went away (`wif-tool request … | head`): stop, as a write error.
+                        throw CommandFailure(status: .io, message: "cannot write the answer to standard output; was it closed?")
+                    }
                 }
             }
             if !(200..<300).contains(response.status.code) {

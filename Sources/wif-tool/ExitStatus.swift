@@ -33,7 +33,7 @@ extension ExitStatus {
         guard let error = error as? WIFCredentialsError else { return .failure }
         switch error.code {
         case .invalidParameter, .invalidConfiguration, .signing: return .usage
-        case .noCredentials, .tokenUnavailable, .tokenExpired: return .auth
+        case .noCredentials, .tokenUnavailable, .tokenExpired, .signInRequired, .authorizationFailed, .invalidIDToken, .oauth: return .auth
         case .network, .malformedResponse: return .network
         case .profileParse: return .io
         case .service:

@@ -21,6 +21,14 @@ extension WIFTool {
                 --partition-template with {id} replaced by STS's SubjectFromWebIdentityToken (default \
                 {id}/; the embedded stack's roles use <provider>/{id}/).
 
+                With an OpenID Connect issuer, --issuer URL --client-id ID signs in with --device (the \
+                default: a verification address and a user code are printed, then the issuer is polled until \
+                the sign-in is approved) or --browser (the authorization address is printed and opened with \
+                $BROWSER, xdg-open or open when one is found; the browser comes back to a listener on \
+                127.0.0.1). The ID token, and the refresh token that renews it silently whenever credentials \
+                are renewed, are kept as an OAuth account in the encrypted store ('wif-tool accounts' lists \
+                them; 'wif-tool logout --revoke' revokes the refresh token at the issuer).
+
                 The session (token source, role, temporary credentials and their expiry) is kept in the \
                 encrypted store $WIF_HOME/secrets.enc (default ~/.wif; one entry per --account), AES-GCM, \
                 mode 0600; nothing secret is written in the clear. Its key: a passphrase from WIF_PASSPHRASE \
@@ -63,13 +71,34 @@ extension WIFTool {
         @Flag(name: .long, help: "Protect a new encrypted store with a passphrase asked on the terminal (or set WIF_PASSPHRASE).")
         var passphrase = false
 
+        @Option(name: .long, help: "Sign in with OpenID Connect at this issuer (its discovery document is URL/.well-known/openid-configuration).")
+        var issuer: String?
+
+        @Option(name: .long, help: "The OAuth client id registered at --issuer (a public client; PKCE protects the sign-in).")
+        var clientId: String?
+
+        @Option(name: .long, help: "The issuer identifier the ID tokens must carry as iss (default: the one the discovery document names).")
+        var expectedIssuer: String?
+
+        @Flag(name: .long, help: "With --issuer: sign in on another device with a user code (the default).")
+        var device = false
+
+        @Flag(name: .long, help: "With --issuer: sign in in a browser; the address is printed and opened when a browser can be started.")
+        var browser = false
+
         func validate() throws {
-            let given = [self.dev != nil, self.token != nil, self.tokenFile != nil].filter { $0 }.count
+            let given = [self.dev != nil, self.token != nil, self.tokenFile != nil, self.issuer != nil].filter { $0 }.count
             guard given == 1 else {
                 throw ValidationError(
                     given == 0
-                        ? "give --dev USER (embedded stack), --token TOKEN or --token-file FILE"
-                        : "give only one of --dev, --token and --token-file")
+                        ? "give --dev USER (embedded stack), --token TOKEN, --token-file FILE or --issuer URL --client-id ID"
+                        : "give only one of --dev, --token, --token-file and --issuer")
+            }
+            if self.issuer != nil {
+                guard let clientId, !clientId.isEmpty else { throw ValidationError("--issuer needs --client-id ID") }
+                if self.device && self.browser { throw ValidationError("give only one of --device and --browser") }
+            } else if self.clientId != nil || self.device || self.browser || self.expectedIssuer != nil {
+                throw ValidationError("--client-id, --expected-issuer, --device and --browser go with --issuer URL")
             }
             if let dev, dev.isEmpty { throw ValidationError("--dev needs a user name, such as --dev alice") }
             if let token, token.isEmpty { throw ValidationError("--token must not be empty") }
@@ -93,7 +122,7 @@ extension WIFTool {
                 let store = try configuration.sessionStore(environment: self.options.environment, newPassphrase: self.passphrase)
                 _ = try store.secrets.load()
                 let session = try await StoreRuntime.withTarget(configuration, logger: self.options.makeLogger()) { context in
-                    try await self.signIn(context, givenToken: inputToken)
+                    try await self.signIn(context, givenToken: inputToken, secrets: store.secrets)
                 }
                 try store.save(session)
                 let summary = SessionSummary(session, account: configuration.account, now: Date())
@@ -122,7 +151,7 @@ extension WIFTool {
             return token.trimmingCharacters(in: .whitespacesAndNewlines)
         }
 
-        private func signIn(_ context: StoreContext, givenToken: String?) async throws -> StoredSession {
+        private func signIn(_ context: StoreContext, givenToken: String?, secrets: SecretStore) async throws -> StoredSession {
             let configuration = context.configuration
             let local = context.local
             let now = Date()
@@ -147,6 +176,20 @@ extension WIFTool {
                 suggestedRole = minted.roleArn
                 suggestedBucket = minted.bucket
                 developmentUser = user
+            } else if let issuer = self.issuer, let clientId = self.clientId {
+                let oauth = try OIDCSignIn.clientConfiguration(issuer: issuer, clientId: clientId, expectedIssuer: self.expectedIssuer)
+                let tokens = try await OIDCSignIn.authorize(
+                    oauth, flow: self.browser ? .browser : .device, httpClient: context.httpClient,
+                    environment: self.options.environment, logger: context.logger)
+                let name = OIDCSignIn.accountName(configuration.account)
+                try await OIDCSignIn.accounts(secrets, httpClient: context.httpClient)
+                    .save(OAuthAccount(name: name, configuration: oauth, tokens: tokens), makeDefault: configuration.account == nil)
+                token = tokens.idToken
+                provider = configuration.provider ?? Self.providerName(forIssuer: tokens.issuer, local: local)
+                record = StoredSession.TokenRecord(kind: .oidc, account: name, expiration: tokens.idTokenExpiresAt)
+                if let local {
+                    suggestedRole = local.roleArn(forProvider: provider)
+                }
             } else {
                 guard let givenToken else {
                     throw CommandFailure(status: .usage, message: "give --dev USER, --token TOKEN or --token-file FILE")

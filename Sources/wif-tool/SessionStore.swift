@@ -23,6 +23,9 @@ struct StoredSession: Codable, Sendable, CustomStringConvertible {
             case token
             /// A token file, read again at every renewal (it may have been rotated).
             case file
+            /// An OpenID Connect sign-in (`login --issuer`): the ID token comes from the OAuth account
+            /// ``TokenRecord/account`` in the encrypted store, renewed with its refresh token.
+            case oidc
         }
 
         var kind: Kind
@@ -30,6 +33,8 @@ struct StoredSession: Codable, Sendable, CustomStringConvertible {
         var value: String?
         /// The absolute path, for `file`.
         var path: String?
+        /// The OAuth account's name in the encrypted store, for `oidc`.
+        var account: String?
         /// The token's `exp`, when it is a JWT (opaque access tokens have none the tool can read).
         var expiration: Date?
     }

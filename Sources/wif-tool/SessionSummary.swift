@@ -32,6 +32,7 @@ struct SessionSummary: Encodable {
         case .development: self.tokenSource = "development"
         case .token: self.tokenSource = "token"
         case .file: self.tokenSource = "file \(session.token.path ?? "")"
+        case .oidc: self.tokenSource = "oidc account \(session.token.account ?? "")"
         }
     }
 

@@ -76,6 +76,8 @@ enum SignIn {
             return "wif-tool login --token TOKEN --provider \(session.provider)\(accountFlag)"
         case .file:
             return "wif-tool login --token-file \(session.token.path ?? "FILE") --provider \(session.provider)\(accountFlag)"
+        case .oidc:
+            return "wif-tool login --issuer URL --client-id ID\(accountFlag)"
         }
     }
 }
@@ -146,6 +148,9 @@ actor SessionCredentials: CredentialProvider {
                     "the sign-in of \(self.session.subject) expired at \(Self.format(expiration)); sign in again: \(hint)")
             }
             token = value
+        case .oidc:
+            token = try await OIDCSignIn.idToken(
+                for: self.session, secrets: self.store.secrets, httpClient: self.httpClient, hint: hint, logger: logger)
         case .file:
             guard let path = self.session.token.path else {
                 throw WIFCredentialsError.tokenUnavailable("the stored sign-in names no token file; sign in again: \(hint)")
@@ -173,7 +178,7 @@ actor SessionCredentials: CredentialProvider {
         }
         var session = self.session
         session.credentials = StoredSession.CredentialRecord(result.credentials)
-        if session.token.kind == .file {
+        if session.token.kind == .file || session.token.kind == .oidc {
             session.token.expiration = UnverifiedJWTClaims(token: token)?.expiration
         }
         do {

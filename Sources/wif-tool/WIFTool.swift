@@ -14,7 +14,7 @@ struct WIFTool: AsyncParsableCommand {
             failure; 64 usage error.
             """,
         subcommands: [
-            Demo.self, Login.self, Whoami.self, Put.self, List.self, Get.self, Remove.self, Logout.self,
+            Demo.self, Login.self, Whoami.self, Put.self, List.self, Get.self, Remove.self, Logout.self, Accounts.self,
             Credentials.self, Request.self, Policy.self, Local.self, Engine.self,
         ]
     )

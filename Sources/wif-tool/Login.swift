@@ -91,8 +91,8 @@ extension WIFTool {
             guard given == 1 else {
                 throw ValidationError(
                     given == 0
-                        ? "give --dev USER (embedded stack), --token TOKEN, --token-file FILE or --issuer URL --client-id ID"
-                        : "give only one of --dev, --token, --token-file and --issuer")
+                        ? "give --dev USER (embedded stack), --token TOKEN or --token-file FILE, or sign in at an OpenID Connect issuer with --issuer URL --client-id ID"
+                        : "give only one of --dev, --token and --token-file, or --issuer alone")
             }
             if self.issuer != nil {
                 guard let clientId, !clientId.isEmpty else { throw ValidationError("--issuer needs --client-id ID") }

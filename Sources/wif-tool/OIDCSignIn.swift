@@ -96,8 +96,9 @@ enum OIDCSignIn {
         }
     }
 
-    /// The sign-in's ID token, renewed with the refresh token when it is within its refresh window;
-    /// renewed tokens are written back to the store.
+    /// The sign-in's ID token, renewed with the refresh token when it is within its refresh window
+    /// (or, with `rejected`, when that is the stored ID token STS refused); renewed tokens are written
+    /// back to the store.
     /// - Throws: `WIFCredentialsError` `tokenExpired` saying to sign in again when the account is gone
     ///   or its refresh token is refused; the client's other errors.
     static func idToken(
@@ -105,6 +106,7 @@ enum OIDCSignIn {
         secrets: SecretStore,
         httpClient: HTTPClient,
         hint: String,
+        replacing rejected: String? = nil,
         logger: Logger
     ) async throws -> String {
         guard let name = session.token.account else {
@@ -113,6 +115,9 @@ enum OIDCSignIn {
         let accounts = Self.accounts(secrets, httpClient: httpClient)
         do {
             let source = try await accounts.tokenSource(for: name)
+            if let rejected {
+                return try await source.token(replacing: WebIdentityToken(value: rejected), logger: logger).value
+            }
             return try await source.token(forceRefresh: false, logger: logger).value
         } catch let error as WIFCredentialsError where error.code == .signInRequired || error.code == .noCredentials {
             throw WIFCredentialsError.tokenExpired("\(error.reason); sign in again: \(hint)")

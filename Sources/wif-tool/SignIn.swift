@@ -136,7 +136,7 @@ actor SessionCredentials: CredentialProvider {
 
     private func renew(logger: Logger) async throws -> AWSCredentials {
         let hint = SignIn.loginHint(for: self.session, account: self.account)
-        let token: String
+        var token: String
         let now = self.now()
         switch self.session.token.kind {
         case .development, .token:
@@ -167,14 +167,28 @@ actor SessionCredentials: CredentialProvider {
         }
         logger.debug("renewing the temporary credentials", metadata: ["wif.tool.subject": "\(self.session.subject)"])
         let result: AssumeRoleWithWebIdentityResult
-        do {
-            result = try await SignIn.federate(
-                token: token, providerId: self.session.providerId, roleArn: self.session.roleArn,
-                sessionName: self.session.roleSessionName, sts: self.sts, region: self.session.region,
-                httpClient: self.httpClient, logger: logger)
-        } catch let error as WIFCredentialsError where ExitStatus.classify(error) == .auth {
-            throw WIFCredentialsError.tokenExpired(
-                "the identity token was refused while renewing credentials (\(error.reason)); sign in again: \(hint)")
+        // An OpenID Connect sign-in whose ID token STS refuses (revoked key, clock skew) gets one renewed
+        // ID token and one more try before the user is told to sign in again.
+        var retries = self.session.token.kind == .oidc ? 1 : 0
+        while true {
+            do {
+                result = try await SignIn.federate(
+                    token: token, providerId: self.session.providerId, roleArn: self.session.roleArn,
+                    sessionName: self.session.roleSessionName, sts: self.sts, region: self.session.region,
+                    httpClient: self.httpClient, logger: logger)
+                break
+            } catch let error as WIFCredentialsError where ExitStatus.classify(error) == .auth {
+                if retries > 0 {
+                    retries -= 1
+                    logger.debug("STS refused the ID token; renewing it once", metadata: ["wif.tool.reason": "\(error.reason)"])
+                    token = try await OIDCSignIn.idToken(
+                        for: self.session, secrets: self.store.secrets, httpClient: self.httpClient, hint: hint, replacing: token,
+                        logger: logger)
+                    continue
+                }
+                throw WIFCredentialsError.tokenExpired(
+                    "the identity token was refused while renewing credentials (\(error.reason)); sign in again: \(hint)")
+            }
         }
         var session = self.session
         session.credentials = StoredSession.CredentialRecord(result.credentials)

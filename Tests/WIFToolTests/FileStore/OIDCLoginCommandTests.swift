@@ -218,3 +218,29 @@ import Darwin
         #expect(stray.stderr.contains("go with --issuer URL"), "\(stray.stderr)")
     }
 }
+
+extension OIDCLoginCommandTests {
+    @Test func anIDTokenSTSRefusesIsRenewedOnceAndRetried() async throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let served = try await Self.serve(fixture, oauth: ["idTokenLifetime": 4])
+        let login = try await Self.deviceLogin(fixture, served, user: "erin")
+        #expect(login.status == 0, "\(login.stderr)")
+        let before = try #require(try Self.oauthAccounts(fixture).accounts["default"]?.tokens)
+        while Date() <= before.idTokenExpiresAt.addingTimeInterval(1) {
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        // The stored expiry says the token is good for years, so only STS's refusal can show it is not.
+        try fixture.secretStore().update { document in
+            var set = try #require(try document.value(OAuthAccountSet.self, forKey: EncryptedStore.oauthAccountsKey))
+            set.accounts["default"]?.tokens.idTokenExpiresAt = Date(timeIntervalSinceReferenceDate: StoreFixture.storedDate(2090))
+            try document.setValue(set, forKey: EncryptedStore.oauthAccountsKey)
+        }
+        try fixture.expireStoredCredentials()
+        let list = try fixture.run(["list"] + served.target)
+        #expect(list.status == 0, "\(list.stderr)")
+        let after = try #require(try Self.oauthAccounts(fixture).accounts["default"]?.tokens)
+        #expect(after.idToken != before.idToken)
+        #expect(after.refreshToken != before.refreshToken)
+    }
+}

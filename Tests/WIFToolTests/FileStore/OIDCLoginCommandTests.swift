@@ -244,3 +244,31 @@ extension OIDCLoginCommandTests {
         #expect(after.refreshToken != before.refreshToken)
     }
 }
+
+extension OIDCLoginCommandTests {
+    @Test(arguments: [
+        (["login", "--help"], ["--issuer <issuer>", "--client-id <client-id>", "--device", "--browser", "--expected-issuer"]),
+        (["logout", "--help"], ["--revoke", "revoked at the issuer"]),
+        (["accounts", "--help"], ["List the OpenID Connect accounts", "--json", "No token is ever printed"]),
+    ])
+    func helpDescribesTheOpenIDConnectOptions(arguments: [String], expected: [String]) throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let result = try fixture.run(arguments)
+        #expect(result.status == 0)
+        let text = result.stdout.replacingOccurrences(of: "\n", with: " ").split(separator: " ").joined(separator: " ")
+        for phrase in expected {
+            #expect(text.contains(phrase), "\(arguments) help lacks '\(phrase)'")
+        }
+    }
+
+    @Test func accountsWithNoStoreListsNothing() throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let json = try fixture.run(["accounts", "--json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(json.stdout == "[]\n")
+        let text = try fixture.run(["accounts"])
+        #expect(text.stdout == "No accounts; sign in with 'wif-tool login --issuer URL --client-id ID'.\n")
+    }
+}

@@ -272,3 +272,27 @@ extension OIDCLoginCommandTests {
         #expect(text.stdout == "No accounts; sign in with 'wif-tool login --issuer URL --client-id ID'.\n")
     }
 }
+
+extension OIDCLoginCommandTests {
+    @Test func aRevokedRefreshTokenSaysToSignInAgain() async throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let served = try await Self.serve(fixture, oauth: ["idTokenLifetime": 4])
+        let login = try await Self.deviceLogin(fixture, served, user: "fay")
+        #expect(login.status == 0, "\(login.stderr)")
+        let tokens = try #require(try Self.oauthAccounts(fixture).accounts["default"]?.tokens)
+        let refreshToken = try #require(tokens.refreshToken)
+        // Revoked behind wif-tool's back, as an administrator would.
+        let revoke = try #require(URL(string: "\(served.endpoint)/oauth2/revoke"))
+        let encoded = refreshToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        #expect(try await Self.fetch(revoke, form: "token=\(encoded)&token_type_hint=refresh_token&client_id=wif-local").status == 200)
+        while Date() <= tokens.idTokenExpiresAt.addingTimeInterval(1) {
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        try fixture.expireStoredCredentials()
+        let list = try fixture.run(["list"] + served.target)
+        #expect(list.status == 3, "\(list.stderr)")
+        #expect(list.stderr.contains("sign in again: wif-tool login --issuer URL --client-id ID"), "\(list.stderr)")
+        #expect(!list.stderr.contains(refreshToken))
+    }
+}

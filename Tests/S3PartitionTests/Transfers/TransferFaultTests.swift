@@ -117,9 +117,14 @@ struct TransferFaultTests {
             try await client.getObject(bucket: "bucket", key: "big.bin", toFile: folder.file("big.bin"), progress: progress.record)
             #expect(FileManager.default.contents(atPath: folder.file("big.bin")) == Data(bytes))
             let ranges = memory.log.filter { $0.header("range") != nil }
-            #expect(ranges.count == 4, "parts 2, 3 (twice) and 4")
+            // On a machine loaded enough for the first answer's connection to time out, part 1 is
+            // recovered as a range too (the behaviour tested below); that is the only extra request allowed.
+            let firstPartRange = "bytes=0-\(Self.partSize - 1)"
+            let recovered = ranges.filter { $0.header("range") == firstPartRange }.count
+            #expect(recovered <= 1)
+            #expect(ranges.count == 4 + recovered, "parts 2, 3 (twice) and 4")
             #expect(ranges.allSatisfy { $0.header("if-match") == "\"\(MemoryS3.md5Hex(bytes))\"" })
-            #expect(Set(ranges.compactMap { $0.header("range") }) == [
+            #expect(Set(ranges.compactMap { $0.header("range") }).subtracting([firstPartRange]) == [
                 "bytes=\(Self.partSize)-\(2 * Self.partSize - 1)", "bytes=\(2 * Self.partSize)-\(3 * Self.partSize - 1)",
                 "bytes=\(3 * Self.partSize)-\(size - 1)",
             ])

@@ -32,7 +32,8 @@ public enum LocalStack {
     ///   - configuration: The stack's configuration; port `0` picks a free port.
     ///   - logger: Where to log; each request is logged at debug level (method, path, status, duration).
     ///   - timeSource: The stack's clock: token expiry, signing times and the authorization server's
-    ///     lifetimes; the system clock by default, a hand-moved one in tests.
+    ///     lifetimes; the system clock by default. A hand-moved clock (in tests) also dates the responses'
+    ///     `Date` headers, so that clients correcting for a server's clock see one consistent clock.
     ///   - isolation: Where `body` runs: the caller's actor, by default.
     ///   - body: The code that uses the stack.
     /// - Returns: What `body` returns.
@@ -41,7 +42,7 @@ public enum LocalStack {
     public static func run<T: Sendable>(
         _ configuration: LocalConfiguration,
         logger: Logger = Self.silentLogger,
-        timeSource: TimeSource = .system,
+        timeSource: TimeSource? = nil,
         isolation: isolated (any Actor)? = #isolation,
         body: (LocalEndpoint) async throws -> T
     ) async throws -> T {
@@ -111,11 +112,12 @@ public enum LocalStack {
     /// A logger that discards everything, the default of libraries.
     public static let silentLogger = Logger(label: "wif.local", factory: { _ in SwiftLogNoOpLogHandler() })
 
+    /// - Parameter timeSource: An injected clock, or `nil` for the system clock.
     private static func prepare(
-        _ configuration: LocalConfiguration, logger: Logger, timeSource: TimeSource = .system
+        _ configuration: LocalConfiguration, logger: Logger, timeSource: TimeSource? = nil
     ) throws(LocalStackError) -> PreparedStack {
         try configuration.validate()
-        let state = try LocalState(configuration: configuration, timeSource: timeSource, logger: logger)
+        let state = try LocalState(configuration: configuration, timeSource: timeSource ?? .system, logger: logger)
         let authenticator = RequestAuthenticator(state: state)
         let responder = LocalResponder(
             issuer: try IssuerService(state: state),
@@ -123,7 +125,8 @@ public enum LocalStack {
             s3: try S3Service(state: state, authenticator: authenticator),
             logger: logger
         )
-        return PreparedStack(state: state, responder: responder, federation: try LocalFederation(state: state))
+        return PreparedStack(
+            state: state, responder: responder, federation: try LocalFederation(state: state), injectedClock: timeSource)
     }
 }
 
@@ -132,14 +135,23 @@ private struct PreparedStack: Sendable {
     let state: LocalState
     let responder: LocalResponder
     let federation: LocalFederation
+    /// The clock to date responses with, when it is not the system's.
+    let injectedClock: TimeSource?
 
     var address: String { "\(self.state.configuration.host):\(self.state.configuration.port)" }
 
     func serviceGroup(stopsOnSignals: Bool, logger: Logger, onRunning: @escaping @Sendable (Int) -> Void) -> ServiceGroup {
         let configuration = self.state.configuration
+        let injectedClock = self.injectedClock
         let application = Application(
             responder: self.responder,
-            server: .http1(configuration: .init(additionalChannelHandlers: [ExpectContinueHandler()])),
+            server: .http1(
+                configuration: .init(additionalChannelHandlers: {
+                    var handlers: [any RemovableChannelHandler] = [ExpectContinueHandler()]
+                    if let injectedClock { handlers.append(StackClockDateHandler(timeSource: injectedClock)) }
+                    return handlers
+                }())
+            ),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: LocalStack.serverName

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import Synchronization
 import Testing
+import WIFCredentials
 @testable import WIFLocal
 
 /// Starting and stopping the stack: free ports, releasing them, keeping state across restarts.
@@ -26,6 +27,28 @@ import Testing
                 #expect(ports[0] != ports[1])
                 #expect(ports.allSatisfy { (1...65535).contains($0) })
             }
+        }
+    }
+
+    @Test func responsesAreDatedByTheStacksClock() async throws {
+        try await StackTestSupport.withDataDirectory { path in
+            func date(_ answer: StackTestSupport.Answer) -> String? {
+                answer.headers.first { $0.name.lowercased() == "date" }?.value
+            }
+            // A hand-moved clock dates every answer, so a client's skew correction sees the clock that
+            // also issued the answer's expiries.
+            let moved = Date(timeIntervalSince1970: 1_750_000_000)
+            let clock = TimeSource(now: { moved }, sleep: { try await Task.sleep(for: $0) })
+            let dated = try await LocalStack.run(.default(dataDirectory: path), timeSource: clock) { endpoint in
+                try await StackTestSupport.send("GET", endpoint.url + "/.well-known/jwks.json")
+            }
+            #expect(date(dated) == "Sun, 15 Jun 2025 15:06:40 GMT")
+            // With the system clock, the server's own date stands.
+            let wall = try await LocalStack.run(.default(dataDirectory: path)) { endpoint in
+                try await StackTestSupport.send("GET", endpoint.url + "/.well-known/jwks.json")
+            }
+            let parsed = try #require(date(wall).flatMap(STSResponseDecoder.HTTPDate.parse))
+            #expect(abs(parsed.timeIntervalSinceNow) < 300)
         }
     }
 

@@ -48,7 +48,11 @@ extension WIFTool {
         @Argument(help: "The name to download (with --recursive, the name prefix; with --key, the key).")
         var name: String
 
+        @Option(name: .long, help: "With --recursive, how many files come down at once, 1 to 64.")
+        var jobs: Int = FileBatch.defaultWidth
+
         func validate() throws {
+            try FileBatch.validate(jobs: self.jobs)
             if self.recursive && self.key { throw ValidationError("--key reads one object; it cannot be combined with --recursive") }
             if let output, output.isEmpty { throw ValidationError("-o needs a path") }
         }
@@ -73,35 +77,48 @@ extension WIFTool {
                 let staging = DownloadStaging.prepare(home: configuration.home)
                 defer { staging.cleanUp() }
                 let result = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger()) { files in
-                    let plan: [(name: String, path: String)]
+                    let plan: [Item]
                     if self.recursive {
                         plan = try await self.folderPlan(files)
                     } else {
                         if !self.key { _ = try files.bucket.key(for: self.name) }
-                        plan = [(self.name, try Self.destination(for: self.name, output: self.output))]
+                        plan = [Item(name: self.name, path: try Self.destination(for: self.name, output: self.output), size: nil)]
                     }
+                    // One bar for all the files: the name of a single one (its size comes with the
+                    // answer), else how many and their listed sizes.
+                    let label = plan.count == 1 ? plan[0].name : "\(plan.count) files"
+                    let total = plan.count == 1 ? nil : plan.reduce(0) { $0 + ($1.size ?? 0) }
+                    let bar = ProgressBar.standardError(label: label, total: total, quiet: self.store.quiet)
+                    let progress = BatchProgress(bar: bar)
+                    let byKey = self.key
                     var downloaded: [Downloaded] = []
-                    for item in plan {
+                    let announces = !self.options.json && !self.store.quiet
+                    try await FileBatch.run(plan, width: self.jobs) { index, item in
                         let staged = staging.stagingPath(for: item.path)
-                        let bar = ProgressBar.standardError(label: item.name, total: nil, quiet: self.store.quiet)
-                        let progress: TransferProgressHandler = { bar.update(bytes: $0.bytesTransferred, total: $0.totalBytes) }
+                        let handler: TransferProgressHandler = { update in
+                            if plan.count == 1, let total = update.totalBytes { bar.update(bytes: update.bytesTransferred, total: total) }
+                            progress.update(file: index, transferred: update.bytesTransferred)
+                        }
                         let metadata: ObjectMetadata
-                        if self.key {
+                        if byKey {
                             metadata = try await files.client.getObject(
-                                bucket: files.session.bucket, key: item.name, toFile: staged, progress: progress, logger: files.logger)
+                                bucket: files.session.bucket, key: item.name, toFile: staged, progress: handler, logger: files.logger)
                         } else {
                             metadata = try await files.reportingMissing(item.name) {
-                                try await files.bucket.get(item.name, toFile: staged, progress: progress, logger: files.logger)
+                                try await files.bucket.get(item.name, toFile: staged, progress: handler, logger: files.logger)
                             }
                         }
-                        bar.finish()
                         try staging.finish(staged: staged, destination: item.path)
-                        if !self.options.json && !self.store.quiet {
-                            let source = self.key ? "s3://\(files.session.bucket)/\(item.name)" : files.url(of: item.name)
-                            printOut("downloaded \(source) -> \(item.path) (\(ProgressBar.bytes(metadata.contentLength)))\n")
+                        return Downloaded(name: item.name, path: item.path, size: metadata.contentLength, eTag: metadata.eTag)
+                    } deliver: { _, entry in
+                        if announces {
+                            progress.clearLine()
+                            let source = byKey ? "s3://\(files.session.bucket)/\(entry.name)" : files.url(of: entry.name)
+                            printOut("downloaded \(source) -> \(entry.path) (\(ProgressBar.bytes(entry.size)))\n")
                         }
-                        downloaded.append(Downloaded(name: item.name, path: item.path, size: metadata.contentLength, eTag: metadata.eTag))
+                        downloaded.append(entry)
                     }
+                    progress.finish()
                     return Output(bucket: files.session.bucket, prefix: files.session.prefix, downloaded: downloaded)
                 }
                 if self.options.json { try printJSON(result) }
@@ -128,15 +145,22 @@ extension WIFTool {
             return URL(fileURLWithPath: output).path
         }
 
+        /// A file to download: its name, destination and listed size.
+        struct Item: Sendable {
+            var name: String
+            var path: String
+            var size: Int64?
+        }
+
         /// The files under the prefix and their destinations below the output folder.
-        private func folderPlan(_ files: SignedInStore) async throws -> [(name: String, path: String)] {
+        private func folderPlan(_ files: SignedInStore) async throws -> [Item] {
             let folder = URL(fileURLWithPath: self.output ?? FileManager.default.currentDirectoryPath, isDirectory: true)
             let base = self.name.lastIndex(of: "/").map { String(self.name[...$0]) } ?? ""
-            var plan: [(name: String, path: String)] = []
+            var plan: [Item] = []
             for try await object in try files.bucket.list(prefix: self.name, logger: files.logger).objects {
                 guard !object.name.hasSuffix("/") else { continue }
                 let relative = String(object.name.dropFirst(base.count))
-                plan.append((object.name, folder.appendingPathComponent(relative).path))
+                plan.append(Item(name: object.name, path: folder.appendingPathComponent(relative).path, size: object.size))
             }
             guard !plan.isEmpty else {
                 throw CommandFailure(

@@ -103,6 +103,18 @@ final class ProgressBar: Sendable {
         if let line { self.output(line) }
     }
 
+    /// Wipes the drawn bar so that a line can be printed in its place; the next update draws it again.
+    func clearLine() {
+        guard self.enabled else { return }
+        let wipe = self.state.withLock { state -> Bool in
+            guard !state.finished, let last = state.lastDrawn else { return false }
+            // Due again at once, so the bar comes back under the printed line.
+            state.lastDrawn = last - Self.interval
+            return true
+        }
+        if wipe { self.output("\r\u{1B}[K") }
+    }
+
     /// Whether the bar has drawn anything.
     var hasDrawn: Bool { self.state.withLock { $0.lastDrawn != nil } }
 

@@ -45,10 +45,14 @@ extension WIFTool {
         @Option(name: .long, help: "With --recursive, the name prefix to store the files under.")
         var to: String?
 
+        @Option(name: .long, help: "How many files go up at once, 1 to 64.")
+        var jobs: Int = FileBatch.defaultWidth
+
         @Argument(help: "The files to upload (or, with --recursive, one folder).")
         var paths: [String] = []
 
         func validate() throws {
+            try FileBatch.validate(jobs: self.jobs)
             guard !self.paths.isEmpty else {
                 throw ValidationError(self.recursive ? "give the folder to upload: put --recursive DIR" : "give at least one FILE to upload")
             }
@@ -86,21 +90,27 @@ extension WIFTool {
                 let uploaded = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger()) { files in
                     // Every name is checked before the first request.
                     for item in plan { _ = try files.bucket.key(for: item.name) }
+                    // One bar for all the files: the name of a single one, else how many.
+                    let label = plan.count == 1 ? plan[0].name : "\(plan.count) files"
+                    let progress = BatchProgress(
+                        bar: ProgressBar.standardError(label: label, total: plan.reduce(0) { $0 + $1.size }, quiet: self.store.quiet))
                     var uploaded: [Uploaded] = []
-                    for item in plan {
-                        let bar = ProgressBar.standardError(label: item.name, total: item.size, quiet: self.store.quiet)
+                    let announces = !self.options.json && !self.store.quiet
+                    try await FileBatch.run(plan, width: self.jobs) { index, item in
                         let result = try await files.bucket.put(
-                            item.name, fromFile: item.path, progress: { bar.update(bytes: $0.bytesTransferred, total: $0.totalBytes) },
-                            logger: files.logger)
-                        bar.finish()
-                        let entry = Uploaded(
+                            item.name, fromFile: item.path,
+                            progress: { progress.update(file: index, transferred: $0.bytesTransferred) }, logger: files.logger)
+                        return Uploaded(
                             name: item.name, file: item.path, size: result.size, eTag: result.eTag, checksum: result.checksum,
                             parts: result.partCount)
-                        if !self.options.json && !self.store.quiet {
-                            printOut("uploaded \(item.path) -> \(files.url(of: item.name)) (\(ProgressBar.bytes(result.size)))\n")
+                    } deliver: { _, entry in
+                        if announces {
+                            progress.clearLine()
+                            printOut("uploaded \(entry.file) -> \(files.url(of: entry.name)) (\(ProgressBar.bytes(entry.size)))\n")
                         }
                         uploaded.append(entry)
                     }
+                    progress.finish()
                     return Output(bucket: files.session.bucket, prefix: files.session.prefix, uploaded: uploaded)
                 }
                 if self.options.json { try printJSON(uploaded) }

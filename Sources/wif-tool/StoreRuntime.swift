@@ -56,6 +56,8 @@ enum StoreRuntime {
     static func withHTTPClient<T: Sendable>(_ body: (HTTPClient) async throws -> T) async throws -> T {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
+        // Room for a batch of files moving at once, each of them in parallel parts when large.
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = FileBatch.maximumWidth
         configuration.timeout.connect = .seconds(10)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let result: Result<T, any Error>

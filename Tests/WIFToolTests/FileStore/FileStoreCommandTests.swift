@@ -132,6 +132,35 @@ import Darwin
         #expect(none.stderr.contains("no files have names starting with 'nothing-here/'"))
     }
 
+    @Test func aBatchMovesManyFilesAtOnceAndReportsThemInNameOrder() throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        try #require(try fixture.run(["login", "--dev", "erin"]).status == 0)
+        // Sizes that differ a lot, so that files finish out of order when they move together.
+        let names = (0..<40).map { String(format: "batch/file-%02d.bin", $0) }
+        for (index, name) in names.enumerated() {
+            _ = try fixture.makeFile(name, size: index % 5 == 0 ? 3 * 1024 * 1024 : 100 + index, seed: UInt64(200 + index))
+        }
+        let put = try fixture.run(["put", "--recursive", fixture.path("batch"), "--jobs", "8", "--json"])
+        #expect(put.status == 0, "\(put.stderr)")
+        let uploaded = try #require(try StoreFixture.object(put)["uploaded"] as? [[String: Any]])
+        #expect(uploaded.compactMap { $0["name"] as? String } == names)
+
+        let out = fixture.work.appendingPathComponent("copy")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let get = try fixture.run(["get", "--recursive", "batch/", "-o", out.path, "--jobs", "8"])
+        #expect(get.status == 0, "\(get.stderr)")
+        let lines = get.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == names.count)
+        for (line, name) in zip(lines, names) {
+            #expect(line.hasPrefix("downloaded ") && line.contains("/\(name) -> "), "\(line)")
+        }
+        for name in names {
+            let copy = out.appendingPathComponent(String(name.dropFirst("batch/".count))).path
+            #expect(try StoreFixture.sha256(copy) == StoreFixture.sha256(fixture.path(name)), "\(name)")
+        }
+    }
+
     @Test(.timeLimit(.minutes(5)))
     func largeFileGoesInPartsAndComesBackIdentical() throws {
         let fixture = try StoreFixture()

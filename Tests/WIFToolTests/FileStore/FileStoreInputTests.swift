@@ -33,6 +33,8 @@ import Testing
         Case(arguments: ["put", "a", "--to", "x/"], status: 64, message: "--to is for --recursive"),
         Case(arguments: ["put", "-r", "a", "b"], status: 64, message: "--recursive uploads one folder"),
         Case(arguments: ["get", "--key", "--recursive", "x"], status: 64, message: "--key reads one object"),
+        Case(arguments: ["put", "-r", "a", "--jobs", "0"], status: 64, message: "--jobs is 0; give 1 to 64 files at once"),
+        Case(arguments: ["get", "-r", "a/", "--jobs", "65"], status: 64, message: "--jobs is 65; give 1 to 64 files at once"),
         Case(arguments: ["rm"], status: 64, message: "give at least one NAME to delete"),
         Case(arguments: ["list", "--nonsense"], status: 64, message: "Unknown option '--nonsense'"),
         // Not signed in (3).

@@ -68,7 +68,6 @@ extension FileServer {
         }
         var headers: HTTPFields = [.contentType: metadata.contentType ?? "application/octet-stream"]
         if let eTag = metadata.eTag { headers[.eTag] = "\"\(eTag)\"" }
-        if let length = body.contentLength { headers[.contentLength] = String(length) }
         // The spooled copy is removed once the body has been sent, or sending has failed.
         let streamed = ResponseBody(contentLength: body.contentLength) { writer in
             defer { try? FileManager.default.removeItem(atPath: spooled) }

@@ -37,7 +37,6 @@ public struct FileServer: Sendable {
 
     let sessions: UserSessions
     let fileIO: FileIO
-    let timeSource: TimeSource
 
     /// Creates a server, checking the configuration first.
     /// - Parameters:
@@ -81,7 +80,6 @@ public struct FileServer: Sendable {
         self.spoolDirectory = try Self.prepareSpoolDirectory(configuration.spoolDirectory)
         self.sessions = UserSessions(federation: federation, capacity: configuration.sessions.capacity)
         self.fileIO = FileIO()
-        self.timeSource = timeSource
     }
 
     /// The router serving `/files` and `/files/<name>`.

@@ -137,10 +137,12 @@ struct ServerAppCommand: AsyncParsableCommand {
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 let url = "http://\(configuration.host):\(port)"
-                print("server-app listening on \(url), serving s3://\(configuration.bucket)/\(configuration.partitionTemplate)")
+                var lines = ["server-app listening on \(url), serving s3://\(configuration.bucket)/\(configuration.partitionTemplate)"]
                 if let local {
-                    Self.printDevelopmentTokens(local.endpoint, provider: local.provider, serverURL: url)
+                    lines += Self.developmentTokenLines(local.endpoint, provider: local.provider, serverURL: url)
                 }
+                // Written at once, unbuffered, so that a script reading the output sees it while the server runs.
+                FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
             },
             logger: logger
         )
@@ -148,8 +150,8 @@ struct ServerAppCommand: AsyncParsableCommand {
     }
 
     /// Writes development tokens for alice and bob beside the local stack's data (never to the
-    /// terminal), and prints how to use them.
-    private static func printDevelopmentTokens(_ endpoint: LocalEndpoint, provider: String, serverURL: String) {
+    /// terminal), and returns how to use them.
+    private static func developmentTokenLines(_ endpoint: LocalEndpoint, provider: String, serverURL: String) -> [String] {
         var lines = ["Local stack at \(endpoint.url). Development tokens (valid 12 hours):"]
         for user in ["alice", "bob"] {
             let path = (endpoint.configuration.dataDirectory as NSString).appendingPathComponent("\(user).token")
@@ -168,7 +170,7 @@ struct ServerAppCommand: AsyncParsableCommand {
         lines.append("Try:")
         lines.append("  curl -T notes.txt -H \"Authorization: Bearer $(cat \(alice))\" \(serverURL)/files/notes.txt")
         lines.append("  curl -H \"Authorization: Bearer $(cat \(alice))\" \(serverURL)/files")
-        print(lines.joined(separator: "\n"))
+        return lines
     }
 
     private var resolvedEndpoint: String? { self.endpoint ?? Self.environment("WIF_ENDPOINT") }

@@ -37,6 +37,7 @@ import WIFLocal
             let downloaded = try await server.send(.get, "/files/photo.bin", token: alice)
             #expect(downloaded.status == .ok)
             #expect(Array(downloaded.body.readableBytesView) == photo)
+            #expect(downloaded.headers[.contentLength] == String(photo.count))
 
             #expect(try await server.send(.delete, "/files/notes/today.txt", token: alice).status == .noContent)
             #expect(try await server.listing(alice).map(\.name) == ["photo.bin"])

@@ -23,7 +23,6 @@ import Testing
         ("Bearer", "the Authorization header must use the Bearer scheme: 'Authorization: Bearer <token>'"),
         ("Bearer abc", "the bearer token is 3 bytes; a token is 4 to 20000"),
         ("Bearer abc\tdef", "the bearer token contains whitespace or control characters; a token is a single word"),
-        ("Bearer " + String(repeating: "a", count: 20_001), "the bearer token is 20001 bytes; a token is 4 to 20000"),
     ] as [(String?, String)])
     func unusableAuthorizationIsUnauthorized(header: String?, message: String) {
         var headers: HTTPFields = [:]
@@ -36,6 +35,15 @@ import Testing
         }
     }
 
+    @Test func anOverlongTokenIsUnauthorized() {
+        let headers: HTTPFields = [.authorization: "Bearer " + String(repeating: "a", count: 20_001)]
+        #expect {
+            try BearerCredential(headers: headers)
+        } throws: { error in
+            (error as? FileServerError)?.message == "the bearer token is 20001 bytes; a token is 4 to 20000"
+        }
+    }
+
     @Test func twoAuthorizationHeadersAreRefused() {
         var headers: HTTPFields = [:]
         headers.append(HTTPField(name: .authorization, value: "Bearer first-token"))
@@ -43,8 +51,9 @@ import Testing
         #expect(throws: FileServerError.unauthorized("")) { try BearerCredential(headers: headers) }
     }
 
-    @Test(arguments: ["abc", "graph facebook com", String(repeating: "p", count: 2049)])
+    @Test(arguments: ["abc", "graph facebook com", "2049 characters"])
     func aMalformedProviderIdIsABadRequest(providerId: String) {
+        let providerId = providerId == "2049 characters" ? String(repeating: "p", count: 2049) : providerId
         #expect {
             try BearerCredential(headers: [.authorization: "Bearer some-token", BearerCredential.providerIdHeader: providerId])
         } throws: { error in

@@ -1,16 +1,17 @@
-"""The file store as a user runs it: `wif-tool` against s5cmd on the same server in one run, first
-SeaweedFS (`weed mini`, neutral ground, its STS trusting the local stack's issuer), then swift-wif's
-local stack (`wif-tool local serve`).
+"""The file store as a user runs it: `wif-tool` against s5cmd and the aws CLI on the same server in one
+run, first SeaweedFS (`weed mini`, neutral ground, its STS trusting the local stack's issuer), then
+swift-wif's local stack (`wif-tool local serve`).
 
-On each server wif-tool signs in with a web-identity token (`wif-tool login --token …`), and s5cmd is
-given the very temporary credentials that sign-in obtained, so both tools write into the same user
-folder under the same policy. Cases: put and get of one large file (1 GiB) and of 1,000 files of
-4 KiB, each repeated (rounds alternate which tool goes first) and every download compared with its
-source by SHA-256; the peak resident memory of the large put and get; and the wall time of a cold
-listing of the 1,000 files (a fresh process each time, credentials already stored) by `wif-tool list`,
-`s5cmd ls` and `aws s3 ls`, timed by hyperfine.
+On each server wif-tool signs in with a web-identity token (`wif-tool login --token …`), and s5cmd and
+aws are given temporary credentials for the same token, role and policy, so all three tools write into
+the same user folder. Cases: put and get of one large file (1 GiB) and of 1,000 files of 4 KiB, each
+repeated (rounds rotate which tool goes first) and every download compared with its source by SHA-256;
+the peak resident memory of the large put and get; and the wall time of a cold listing of the 1,000
+files (a fresh process each time, credentials already stored) by `wif-tool list`, `s5cmd ls` and
+`aws s3 ls`, timed by hyperfine.
 
-Ratios are s5cmd's (or aws's) time over wif-tool's: above 1 means wif-tool was faster.
+Ratios are the peer's time over wif-tool's: above 1 means wif-tool was faster. Each tool runs with its
+defaults (`aws s3 cp` with its own multipart settings: 8 MiB parts, 10 at a time).
 
 Usage: files_throughput.py [--quick] [--rounds N] [--big-mib N] [--small-count N] [--list-runs N]
   --quick: 64 MiB and 100 files, 2 rounds, 5 list runs, to check the benchmark itself.
@@ -19,6 +20,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -26,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 
 import servers
@@ -133,15 +136,11 @@ class Client:
             input=token, env=self.wif_environment, capture_output=True, text=True)
         if output.returncode != 0:
             raise RuntimeError(f"wif-tool login at {self.endpoint} exited {output.returncode}: {output.stderr}")
-        # The stored sign-in holds the temporary credentials; s5cmd and aws use exactly those.
-        with open(os.path.join(self.home, "session.json")) as file:
-            session = json.load(file)
-        credentials = session["credentials"]
-        self.peer_environment.update(AWS_ACCESS_KEY_ID=credentials["accessKeyId"],
-                                     AWS_SECRET_ACCESS_KEY=credentials["secretAccessKey"],
-                                     AWS_SESSION_TOKEN=credentials["sessionToken"])
-        self.folder = f"s3://{session['bucket']}/{session['prefix']}"
-        return session
+        summary = json.loads(output.stdout)
+        self.folder = f"s3://{summary['bucket']}/{summary['prefix']}"
+        # wif-tool keeps its sign-in encrypted; s5cmd and aws get credentials for the same token, role
+        # and session name, so the same policy puts them in the same user folder.
+        self.peer_environment.update(assume(self.endpoint, token, role_arn, f"wif-{summary['subject']}"))
 
     def wif(self, *arguments, cwd=None):
         return execute([self.tool, *arguments, "--endpoint", self.endpoint, "--quiet"], self.wif_environment, cwd)
@@ -159,6 +158,23 @@ class Client:
     def aws_command(self, *arguments):
         return ["aws", "--endpoint-url", self.endpoint, *arguments]
 
+    def aws(self, *arguments):
+        return execute(self.aws_command(*arguments, "--only-show-errors"), self.peer_environment)
+
+
+def assume(endpoint, token, role_arn, session_name):
+    body = urllib.parse.urlencode({"Action": "AssumeRoleWithWebIdentity", "Version": "2011-06-15",
+                                   "RoleArn": role_arn, "RoleSessionName": session_name,
+                                   "WebIdentityToken": token})
+    request = urllib.request.Request(endpoint + "/", data=body.encode(), method="POST",
+                                     headers={"Content-Type": "application/x-www-form-urlencoded"})
+    text = urllib.request.urlopen(request, timeout=10).read().decode()
+
+    def field(name):
+        return re.search(f"<{name}>([^<]*)</{name}>", text).group(1)
+    return {"AWS_ACCESS_KEY_ID": field("AccessKeyId"), "AWS_SECRET_ACCESS_KEY": field("SecretAccessKey"),
+            "AWS_SESSION_TOKEN": field("SessionToken")}
+
 
 def check_file(path, expected, what):
     if digest(path) != expected:
@@ -174,36 +190,45 @@ def check_folder(folder, digests, what):
             raise RuntimeError(f"{what}: {name} differs from the upload")
 
 
+TOOLS = ("wif-tool", "s5cmd", "aws")
+PEERS = TOOLS[1:]
+
+
 def transfers(client, sources, options, work):
     """Seconds and peak bytes of every case, by tool, over the rounds."""
     big, big_digest, small, small_digests = sources
     key, folder = "bench/big.bin", "bench/small/"
-    results = {case: {"wif-tool": [], "s5cmd": []} for case in ("put big", "get big", "put small", "get small")}
+    results = {case: {tool: [] for tool in TOOLS} for case in ("put big", "get big", "put small", "get small")}
+    commands = {
+        "put big": {"wif-tool": lambda down: client.wif("put", big, "--as", key),
+                    "s5cmd": lambda down: client.s5cmd("cp", big, client.folder + key),
+                    "aws": lambda down: client.aws("s3", "cp", big, client.folder + key)},
+        "get big": {"wif-tool": lambda down: client.wif("get", key, "-o", os.path.join(down, "big.bin")),
+                    "s5cmd": lambda down: client.s5cmd("cp", client.folder + key, os.path.join(down, "big.bin")),
+                    "aws": lambda down: client.aws("s3", "cp", client.folder + key, os.path.join(down, "big.bin"))},
+        "put small": {"wif-tool": lambda down: client.wif("put", "--recursive", small, "--to", folder),
+                      "s5cmd": lambda down: client.s5cmd("cp", small + "/*", client.folder + folder),
+                      "aws": lambda down: client.aws("s3", "cp", "--recursive", small, client.folder + folder)},
+        "get small": {"wif-tool": lambda down: client.wif("get", "--recursive", folder, "-o", down),
+                      "s5cmd": lambda down: client.s5cmd("cp", client.folder + folder + "*", down + "/"),
+                      "aws": lambda down: client.aws("s3", "cp", "--recursive", client.folder + folder, down)},
+    }
 
     def run_case(case, tool):
         down = tempfile.mkdtemp(prefix="down-", dir=work)
         try:
-            if case == "put big":
-                measured = (client.wif("put", big, "--as", key) if tool == "wif-tool"
-                            else client.s5cmd("cp", big, client.folder + key))
-            elif case == "get big":
-                target = os.path.join(down, "big.bin")
-                measured = (client.wif("get", key, "-o", target) if tool == "wif-tool"
-                            else client.s5cmd("cp", client.folder + key, target))
-                check_file(target, big_digest, f"{tool} get")
-            elif case == "put small":
-                measured = (client.wif("put", "--recursive", small, "--to", folder) if tool == "wif-tool"
-                            else client.s5cmd("cp", small + "/*", client.folder + folder))
-            else:
-                measured = (client.wif("get", "--recursive", folder, "-o", down) if tool == "wif-tool"
-                            else client.s5cmd("cp", client.folder + folder + "*", down + "/"))
-                check_folder(down, small_digests, f"{tool} get --recursive")
+            measured = commands[case][tool](down)
+            if case == "get big":
+                check_file(os.path.join(down, "big.bin"), big_digest, f"{tool} get")
+            elif case == "get small":
+                check_folder(down, small_digests, f"{tool} get of the folder")
         finally:
             shutil.rmtree(down, ignore_errors=True)
         results[case][tool].append(measured)
 
     for round_index in range(options.rounds):
-        order = ("wif-tool", "s5cmd") if round_index % 2 == 0 else ("s5cmd", "wif-tool")
+        shift = round_index % len(TOOLS)
+        order = TOOLS[shift:] + TOOLS[:shift]
         for case in results:
             for tool in order:
                 run_case(case, tool)
@@ -245,21 +270,21 @@ def print_server(name, results, lists, options):
     big = f"{options.big_mib:,} MiB" if options.big_mib < 1024 else f"{options.big_mib / 1024:g} GiB"
     small = f"{options.small_count:,} × {options.small_kib} KiB"
     print(f"\n== {name} ==")
-    print(f"median of {options.rounds} rounds; ratio = s5cmd's time / wif-tool's (above 1: wif-tool faster)")
-    print(f"{'transfer':<22} {'ratio':>7}   {'wif-tool':<22} {'s5cmd':<22}")
+    print(f"median of {options.rounds} rounds; ratio = the peer's time / wif-tool's (above 1: wif-tool faster)")
+    print(f"{'transfer':<22} {'vs s5cmd':>8} {'vs aws':>8}   " + "".join(f"{tool:<24}" for tool in TOOLS))
     for case, label, amount, unit in (("put big", f"put {big}", options.big_mib, "MiB/s"),
                                       ("get big", f"get {big}", options.big_mib, "MiB/s"),
                                       ("put small", f"put {small}", options.small_count, "files/s"),
                                       ("get small", f"get {small}", options.small_count, "files/s")):
-        ours, theirs = median_seconds(results[case]["wif-tool"]), median_seconds(results[case]["s5cmd"])
-        cells = [f"{seconds:7.3f} s {amount / seconds:7,.0f} {unit}" for seconds in (ours, theirs)]
-        print(f"{label:<22} {theirs / ours:>6.2f}×   {cells[0]:<22} {cells[1]:<22}")
-    print(f"\n{'peak memory (max RSS)':<22} {'wif-tool':>10} {'s5cmd':>10}   target")
+        seconds = {tool: median_seconds(results[case][tool]) for tool in TOOLS}
+        ratios = "".join(f"{seconds[peer] / seconds['wif-tool']:>7.2f}× " for peer in PEERS)
+        cells = "".join(f"{seconds[tool]:7.3f} s {amount / seconds[tool]:7,.0f} {unit:<7}" for tool in TOOLS)
+        print(f"{label:<22} {ratios}  {cells}")
+    print(f"\n{'peak memory (max RSS)':<22} " + "".join(f"{tool:>10} " for tool in TOOLS) + "  target")
     for case, label in (("put big", f"put {big}"), ("get big", f"get {big}")):
-        ours = max(value.peak_bytes for value in results[case]["wif-tool"]) / MIB
-        theirs = max(value.peak_bytes for value in results[case]["s5cmd"]) / MIB
-        target = f"wif-tool under 64 MiB: {'met' if ours < 64 else 'missed'}" if case == "put big" else ""
-        print(f"{label:<22} {ours:>6.1f} MiB {theirs:>6.1f} MiB   {target}")
+        peaks = {tool: max(value.peak_bytes for value in results[case][tool]) / MIB for tool in TOOLS}
+        target = f"wif-tool under 64 MiB: {'met' if peaks['wif-tool'] < 64 else 'missed'}" if case == "put big" else ""
+        print(f"{label:<22} " + "".join(f"{peaks[tool]:>6.1f} MiB " for tool in TOOLS) + f"  {target}")
     ours = lists["wif-tool list"][0]
     print(f"\ncold list of {options.small_count:,} files, a fresh process per run (hyperfine); "
           f"ratio = the tool's median / wif-tool's")
@@ -327,7 +352,7 @@ def main():
     finally:
         shutil.rmtree(work, ignore_errors=True)
     foreign = load.share()
-    print("== files: wif-tool against s5cmd, same server, same temporary credentials, same user folder ==")
+    print("== files: wif-tool against s5cmd and aws, same server, same role and token, same user folder ==")
     print(f"wif-tool {tool}; s5cmd {version(['s5cmd', 'version'])}; {version(['aws', '--version'])}")
     print(f"client and server share one machine of {os.cpu_count()} cores; other processes used "
           f"{foreign:.0%} of its CPU time during the run")

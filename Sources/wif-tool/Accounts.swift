@@ -6,6 +6,7 @@ extension WIFTool {
     /// `wif-tool accounts`: the OpenID Connect sign-ins kept in the encrypted store.
     struct Accounts: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "accounts",
             abstract: "List the OpenID Connect accounts signed in with 'login --issuer'.",
             discussion: """
                 Shows each account kept in the encrypted store $WIF_HOME/secrets.enc: its name, issuer, \

@@ -6,6 +6,7 @@ extension WIFTool {
     /// `wif-tool credentials`: AWS `credential_process` output.
     struct Credentials: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "credentials",
             abstract: "Print credentials in the AWS credential_process format.",
             discussion: """
                 Resolves credentials from the environment (AWS_ACCESS_KEY_ID…), web identity \

@@ -10,6 +10,7 @@ extension WIFTool {
     /// `wif-tool demo`: the personal file store end to end, on a fresh local stack.
     struct Demo: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "demo",
             abstract: "Show the personal file store end to end on a fresh local stack.",
             discussion: """
                 Starts a local stack in a temporary folder (removed afterwards; ~/.wif is not touched). \

@@ -132,6 +132,7 @@ extension WIFTool.Engine.CephRGW {
     /// `wif-tool engine ceph-rgw setup`: the OIDC provider, the bucket, the roles and their policies.
     struct Setup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "setup",
             abstract: "Register the issuer with RGW and create the bucket, roles and policies of a strategy.",
             discussion: """
                 Registers --issuer-url as RGW's OIDC provider for the --client-id audiences (with the SHA-1 \
@@ -208,6 +209,7 @@ extension WIFTool.Engine.CephRGW {
     /// `wif-tool engine ceph-rgw remove`: undo `setup`, apart from the bucket.
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Delete the roles, role policies and OIDC provider that 'setup' made with the same options.",
             discussion: "The bucket and its objects stay. What is already gone is skipped. Exit status as for setup."
         )

@@ -7,6 +7,7 @@ extension WIFTool.Engine.CephRGW {
     /// `wif-tool engine ceph-rgw credentials`: the trusted server's side of the session-policy strategy.
     struct Credentials: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "credentials",
             abstract: "As the trusted server, trade a token for credentials limited to its user's folder.",
             discussion: """
                 For the session-policy strategy: assumes the shared role --role-arn with the token and a \

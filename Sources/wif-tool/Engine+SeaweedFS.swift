@@ -19,6 +19,7 @@ extension WIFTool.Engine.SeaweedFS {
     /// `wif-tool engine seaweedfs setup`: write the IAM config and create the bucket.
     struct Setup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "setup",
             abstract: "Write SeaweedFS's IAM config (issuer, role, policies) and create the shared bucket.",
             discussion: """
                 Writes the file SeaweedFS reads with -s3.iam.config (--iam-config FILE): STS trusting the \

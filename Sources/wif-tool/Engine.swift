@@ -6,6 +6,7 @@ extension WIFTool {
     /// One subcommand per engine: `seaweedfs` (``SeaweedFS``), and `ceph-rgw` for the Ceph RADOS Gateway.
     struct Engine: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "engine",
             abstract: "Set up web-identity federation and per-user folders on another S3 engine.",
             discussion: """
                 Each engine gets what the file commands need: the development issuer (or another OIDC \

@@ -14,6 +14,7 @@ extension WIFTool {
     /// `wif-tool get`: download files from the signed-in user's folder.
     struct Get: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "get",
             abstract: "Download files from your folder of the shared bucket.",
             discussion: """
                 get NAME writes the file to -o PATH (default: NAME's last segment in the current folder; \

@@ -4,6 +4,7 @@ extension WIFTool {
     /// `wif-tool local`: the local federation stack.
     struct Local: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "local",
             abstract: "Run the local federation stack (OIDC issuer, STS and S3 on one port) and make development tokens.",
             discussion: """
                 The stack keeps its keys, objects and uploads in a data directory: --data-dir, else \

@@ -6,6 +6,7 @@ extension WIFTool.Local {
     /// `wif-tool local serve`: run the stack in the foreground.
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "serve",
             abstract: "Run the local stack in the foreground until SIGINT or SIGTERM.",
             discussion: """
                 Prints one line when the stack is ready: its endpoint, such as http://127.0.0.1:4566, to use as \

@@ -6,6 +6,7 @@ extension WIFTool.Local {
     /// `wif-tool local token`: a development token for a user.
     struct Token: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "token",
             abstract: "Print a development token of the local stack for a user.",
             discussion: """
                 Signs with the data directory's keys, so the stack need not run (it accepts the token once it \

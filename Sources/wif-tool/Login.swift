@@ -8,6 +8,7 @@ extension WIFTool {
     /// `wif-tool login`: trade a web-identity token for temporary credentials and keep the sign-in.
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "login",
             abstract: "Sign in with a web identity and keep the session for the file commands.",
             discussion: """
                 On the embedded local stack (no endpoint configured), --dev USER mints a development token \

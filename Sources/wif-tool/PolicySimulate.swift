@@ -6,6 +6,7 @@ extension WIFTool.Policy {
     /// `wif-tool policy simulate`: decide a request, or a batch of cases, against policies.
     struct Simulate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "simulate",
             abstract: "Decide whether a request is allowed by a set of policies.",
             discussion: """
                 Evaluates one request the way IAM combines identity policies (--policy, repeatable), a \

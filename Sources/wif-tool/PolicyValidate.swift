@@ -6,6 +6,7 @@ extension WIFTool.Policy {
     /// `wif-tool policy validate`: every error and warning of policy files, with JSON paths.
     struct Validate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "validate",
             abstract: "Check IAM policy files and list every error and warning.",
             discussion: """
                 Prints one line per problem, 'FILE:LINE:COLUMN: error: PATH: message' (or 'warning:'), where \

@@ -14,6 +14,7 @@ extension WIFTool {
     /// `wif-tool put`: upload files into the signed-in user's folder.
     struct Put: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "put",
             abstract: "Upload files into your folder of the shared bucket.",
             discussion: """
                 Each FILE is stored under its file name, or under --as NAME (a NAME ending in '/' is a \

@@ -9,6 +9,7 @@ extension WIFTool {
     /// `wif-tool request`: send (or show) a SigV4-signed request.
     struct Request: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "request",
             abstract: "Send a SigV4-signed request to any AWS-compatible service.",
             discussion: """
                 Signs with credentials from the environment, web identity or the selected profile. \

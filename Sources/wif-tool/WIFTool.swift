@@ -1,6 +1,11 @@
 import ArgumentParser
 
 /// The swift-wif command-line tool.
+///
+/// Every command names itself in its configuration. A command without a name is named at run time
+/// from its type, by `String(describing:)`, and each of those asks the runtime about protocol
+/// conformances it has not seen yet, which scans every conformance record in the binary: over the
+/// whole command tree that was about a third of the start-up time of every invocation.
 @main
 struct WIFTool: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

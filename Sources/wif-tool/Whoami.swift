@@ -5,6 +5,7 @@ extension WIFTool {
     /// `wif-tool whoami`: show the stored sign-in.
     struct Whoami: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "whoami",
             abstract: "Show who is signed in: provider, subject, role, bucket, folder and credential expiry.",
             discussion: """
                 Reads the stored sign-in from the encrypted store $WIF_HOME/secrets.enc without contacting \
@@ -39,6 +40,7 @@ extension WIFTool {
     /// `wif-tool logout`: forget the stored sign-in.
     struct Logout: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "logout",
             abstract: "Forget the stored sign-in (token and credentials).",
             discussion: """
                 Removes the account's sign-in from the encrypted store $WIF_HOME/secrets.enc (the store and \

@@ -12,6 +12,22 @@ import Testing
         }
     }
 
+    /// Every command sets its name rather than have it derived from its type (a start-up cost); a
+    /// name set wrong would move the command, so each is reached by the name the README documents.
+    @Test(arguments: [
+        "demo", "login", "whoami", "put", "list", "get", "rm", "logout", "accounts", "credentials", "request",
+        "policy", "policy validate", "policy simulate", "local", "local serve", "local token",
+        "engine", "engine seaweedfs", "engine seaweedfs setup", "engine ceph-rgw", "engine ceph-rgw setup",
+        "engine ceph-rgw remove", "engine ceph-rgw credentials",
+    ])
+    func everyCommandAnswersToItsDocumentedName(path: String) throws {
+        let home = try ToolRunner.temporaryDirectory()
+        let words = path.split(separator: " ").map(String.init)
+        let result = try ToolRunner.run(words + ["--help"], environment: ToolRunner.cleanEnvironment(home: home))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("USAGE: wif-tool \(path)"), "\(result.stdout.prefix(300))")
+    }
+
     @Test func requestHelpDocumentsDryRunFormat() throws {
         let home = try ToolRunner.temporaryDirectory()
         let result = try ToolRunner.run(["request", "--help"], environment: ToolRunner.cleanEnvironment(home: home))

@@ -20,7 +20,6 @@ import argparse
 import hashlib
 import json
 import os
-import re
 import resource
 import shutil
 import statistics
@@ -28,7 +27,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.parse
 import urllib.request
 
 import servers
@@ -140,7 +138,8 @@ class Client:
         self.folder = f"s3://{summary['bucket']}/{summary['prefix']}"
         # wif-tool keeps its sign-in encrypted; s5cmd and aws get credentials for the same token, role
         # and session name, so the same policy puts them in the same user folder.
-        self.peer_environment.update(assume(self.endpoint, token, role_arn, f"wif-{summary['subject']}"))
+        credentials = servers.assume(self.endpoint, token, role_arn, f"wif-{summary['subject']}")
+        self.peer_environment.update(credentials)
 
     def wif(self, *arguments, cwd=None):
         return execute([self.tool, *arguments, "--endpoint", self.endpoint, "--quiet"], self.wif_environment, cwd)
@@ -160,20 +159,6 @@ class Client:
 
     def aws(self, *arguments):
         return execute(self.aws_command(*arguments, "--only-show-errors"), self.peer_environment)
-
-
-def assume(endpoint, token, role_arn, session_name):
-    body = urllib.parse.urlencode({"Action": "AssumeRoleWithWebIdentity", "Version": "2011-06-15",
-                                   "RoleArn": role_arn, "RoleSessionName": session_name,
-                                   "WebIdentityToken": token})
-    request = urllib.request.Request(endpoint + "/", data=body.encode(), method="POST",
-                                     headers={"Content-Type": "application/x-www-form-urlencoded"})
-    text = urllib.request.urlopen(request, timeout=10).read().decode()
-
-    def field(name):
-        return re.search(f"<{name}>([^<]*)</{name}>", text).group(1)
-    return {"AWS_ACCESS_KEY_ID": field("AccessKeyId"), "AWS_SECRET_ACCESS_KEY": field("SecretAccessKey"),
-            "AWS_SESSION_TOKEN": field("SessionToken")}
 
 
 def check_file(path, expected, what):

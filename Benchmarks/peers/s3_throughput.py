@@ -5,32 +5,17 @@ authorised by policy. Every download is compared with its upload.
 Usage: s3_throughput.py [big MiB] [small count]"""
 import hashlib
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.parse
 import urllib.request
 
 import servers
 
 BIG_MIB = int(sys.argv[1]) if len(sys.argv) > 1 else 256
 SMALL_COUNT = int(sys.argv[2]) if len(sys.argv) > 2 else 64
-
-
-def assume(endpoint, token, role_arn):
-    body = urllib.parse.urlencode({"Action": "AssumeRoleWithWebIdentity", "Version": "2011-06-15",
-                                   "RoleArn": role_arn, "RoleSessionName": "bench", "WebIdentityToken": token})
-    request = urllib.request.Request(endpoint + "/", data=body.encode(), method="POST",
-                                     headers={"Content-Type": "application/x-www-form-urlencoded"})
-    text = urllib.request.urlopen(request, timeout=10).read().decode()
-
-    def field(name):
-        return re.search(f"<{name}>([^<]*)</{name}>", text).group(1)
-    return {"AWS_ACCESS_KEY_ID": field("AccessKeyId"), "AWS_SECRET_ACCESS_KEY": field("SecretAccessKey"),
-            "AWS_SESSION_TOKEN": field("SessionToken")}
 
 
 def s5cmd(endpoint, credentials, *arguments):
@@ -86,7 +71,7 @@ def main():
         results = {}
         with servers.LocalStack(tool) as local:
             grant = local.token("alice")
-            credentials = assume(local.endpoint, grant["token"], grant["roleArn"])
+            credentials = servers.assume(local.endpoint, grant["token"], grant["roleArn"])
             results["swift-wif local"] = measure(local.endpoint, credentials,
                                                  f"s3://{grant['bucket']}/{grant['prefix']}", work)
         admin = {"AWS_ACCESS_KEY_ID": servers.ADMIN_KEY, "AWS_SECRET_ACCESS_KEY": servers.ADMIN_SECRET}

@@ -4,12 +4,14 @@ federated to the local stack's issuer. Every server is stopped when its `with` b
 import base64
 import json
 import os
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -34,6 +36,22 @@ def wait_for_http(url, seconds=60):
         except OSError:
             time.sleep(0.2)
     raise RuntimeError(f"{url} did not answer within {seconds} s")
+
+
+def assume(endpoint, token, role_arn, session_name="bench"):
+    """Environment variables holding the temporary credentials STS at `endpoint` gives for `token`,
+    so a peer client signs as the same role (and, for the same session name, the same session)."""
+    body = urllib.parse.urlencode({"Action": "AssumeRoleWithWebIdentity", "Version": "2011-06-15",
+                                   "RoleArn": role_arn, "RoleSessionName": session_name,
+                                   "WebIdentityToken": token})
+    request = urllib.request.Request(endpoint + "/", data=body.encode(), method="POST",
+                                     headers={"Content-Type": "application/x-www-form-urlencoded"})
+    text = urllib.request.urlopen(request, timeout=10).read().decode()
+
+    def field(name):
+        return re.search(f"<{name}>([^<]*)</{name}>", text).group(1)
+    return {"AWS_ACCESS_KEY_ID": field("AccessKeyId"), "AWS_SECRET_ACCESS_KEY": field("SecretAccessKey"),
+            "AWS_SESSION_TOKEN": field("SessionToken")}
 
 
 def wif_tool():

@@ -44,6 +44,21 @@ import FoundationNetworking
         await #expect(throws: (any Error).self) { _ = try await Self.get("\(line)/.well-known/jwks.json") }
     }
 
+    @Test func aServerNoTestStopsEndsWithItsHandle() async throws {
+        let home = try ToolRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        var server: ServeProcess? = try ServeProcess(["local", "serve", "--data-dir", home.appendingPathComponent("data").path], home: home)
+        let endpoint = try #require(try await server?.firstLine())
+        #expect(try await Self.get(endpoint + "/.well-known/jwks.json").status == 200)
+        server = nil
+        var answered = true
+        for _ in 0..<200 where answered {
+            try await Task.sleep(for: .milliseconds(50))
+            answered = (try? await Self.get(endpoint + "/.well-known/jwks.json")) != nil
+        }
+        #expect(!answered, "the server kept running after its handle was released")
+    }
+
     @Test func serveWithJSONPrintsOneObject() async throws {
         let home = try ToolRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: home) }
@@ -210,19 +225,23 @@ final class ServeProcess: @unchecked Sendable {
         self.process.standardError = err
         self.process.standardInput = FileHandle.nullDevice
         try self.process.run()
+        // The readers hold the buffers and the group, not `self`: they run until the server exits,
+        // and a reader holding `self` would keep `deinit` from ever stopping it.
+        let finished = self.finished
         for (pipe, sink) in [(out, self.stdout), (err, self.stderr)] {
-            self.finished.enter()
+            finished.enter()
             DispatchQueue.global().async {
                 while true {
                     let chunk = pipe.fileHandleForReading.availableData
                     if chunk.isEmpty { break }
                     sink.append(chunk)
                 }
-                self.finished.leave()
+                finished.leave()
             }
         }
     }
 
+    /// A server a test did not stop (it failed early, or needed no exit status) is stopped here.
     deinit {
         if self.process.isRunning { self.process.terminate() }
     }

@@ -131,22 +131,53 @@ final class WritableFile: Sendable {
         return WritableFile(descriptor: descriptor, path: path)
     }
 
-    /// Writes all of `buffer` at `offset`.
-    func write(_ buffer: ByteBuffer, at offset: Int64) async throws {
-        guard buffer.readableBytes > 0 else { return }
+    /// Vectors per `pwritev(2)` call: `IOV_MAX` on Linux and Darwin.
+    static let maximumVectors = 1024
+
+    /// Writes `buffers`, one after another, at `offset`, with as few `pwritev(2)` calls as the
+    /// system allows: the received buffers go to the file as they are, with no copy into one buffer.
+    func write(_ buffers: [ByteBuffer], at offset: Int64) async throws {
+        guard buffers.contains(where: { $0.readableBytes > 0 }) else { return }
         let descriptor = self.descriptor
         let path = self.path
         try await NIOThreadPool.singleton.runIfActive { () throws in
-            try buffer.withUnsafeReadableBytes { bytes throws in
-                guard let base = bytes.baseAddress else { return }
-                var done = 0
-                while done < bytes.count {
-                    let result = pwrite(descriptor, base + done, bytes.count - done, off_t(offset + Int64(done)))
-                    if result < 0 {
-                        if errno == EINTR { continue }
-                        throw S3Error.fileError("cannot write '\(path)': \(systemErrorText(errno))")
+            // Each buffer's storage is retained until the writes are done, so its bytes stay where
+            // the vectors point; nothing writes to them meanwhile.
+            var vectors: [iovec] = []
+            var storages: [Unmanaged<AnyObject>] = []
+            vectors.reserveCapacity(buffers.count)
+            storages.reserveCapacity(buffers.count)
+            defer { storages.forEach { $0.release() } }
+            for buffer in buffers where buffer.readableBytes > 0 {
+                buffer.withUnsafeReadableBytesWithStorageManagement { bytes, storage in
+                    storages.append(storage.retain())
+                    vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress), iov_len: bytes.count))
+                }
+            }
+            var first = 0
+            var position = offset
+            while first < vectors.count {
+                let count = min(vectors.count - first, Self.maximumVectors)
+                let result = vectors.withUnsafeBufferPointer { all in
+                    pwritev(descriptor, all.baseAddress.map { $0 + first }, Int32(count), off_t(position))
+                }
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    throw S3Error.fileError("cannot write '\(path)': \(systemErrorText(errno))")
+                }
+                // Skip what was written; a partly written vector keeps its remainder.
+                position += Int64(result)
+                var written = result
+                while written > 0 {
+                    let length = vectors[first].iov_len
+                    if written >= length {
+                        written -= length
+                        first += 1
+                    } else {
+                        vectors[first].iov_base += written
+                        vectors[first].iov_len -= written
+                        written = 0
                     }
-                    done += result
                 }
             }
         }

@@ -232,34 +232,38 @@ extension S3Client {
     }
 }
 
-/// Collects received buffers and writes them to a file at consecutive offsets, about a megabyte at a
-/// time, so that the thread-pool hop of each write is paid rarely. One write runs in the background
-/// while the next megabyte is received: HTTP reading stops whenever the body is not consumed, so
-/// waiting for each write would stall the connection.
+/// Collects received buffers and writes them to a file at consecutive offsets, 128 KiB at a time,
+/// with one `pwritev` and no copy into a buffer of their own. One write runs in the background while
+/// the next 128 KiB is received: HTTP reading stops whenever the body is not consumed, so waiting for
+/// each write would stall the connection.
+///
+/// The size balances the thread-pool hop each write costs against the cache: a batch small enough to
+/// be still in the CPU's cache when the kernel copies it, and writes short enough that parts
+/// writing at once wait little for the file's lock. In 1 GiB downloads with 8 parts at once, 128 KiB
+/// beat both 64 KiB and 256–512 KiB.
 struct OffsetWriter {
-    static let flushSize = 512 * 1024
+    static let flushSize = 128 * 1024
 
     let file: WritableFile
     /// Where the next byte goes (everything before it is written, being written, or pending).
     private(set) var position: Int64
     private var pendingStart: Int64
-    private var pending: ByteBuffer
+    private var pending: [ByteBuffer] = []
+    private var pendingBytes = 0
     private var writing: Task<Void, any Error>?
 
     init(file: WritableFile, offset: Int64) {
         self.file = file
         self.position = offset
         self.pendingStart = offset
-        self.pending = ByteBuffer()
     }
 
     mutating func append(_ buffer: ByteBuffer) async throws {
         guard buffer.readableBytes > 0 else { return }
-        if self.pending.capacity == 0 { self.pending.reserveCapacity(Self.flushSize) }
-        var copy = buffer
-        self.pending.writeBuffer(&copy)
+        self.pending.append(buffer)
+        self.pendingBytes += buffer.readableBytes
         self.position += Int64(buffer.readableBytes)
-        if self.pending.readableBytes >= Self.flushSize { try await self.startWrite() }
+        if self.pendingBytes >= Self.flushSize { try await self.startWrite() }
     }
 
     /// Writes what is pending and waits until everything is on disk (in the page cache).
@@ -271,20 +275,22 @@ struct OffsetWriter {
     /// Waits for the background write, then starts writing the pending bytes in the background.
     private mutating func startWrite() async throws {
         try await self.finishWrite()
-        guard self.pending.readableBytes > 0 else { return }
+        guard self.pendingBytes > 0 else { return }
         let file = self.file
-        let buffer = self.pending
+        let buffers = self.pending
         let offset = self.pendingStart
-        self.writing = Task { try await file.write(buffer, at: offset) }
+        self.writing = Task { try await file.write(buffers, at: offset) }
         self.pendingStart = self.position
-        self.pending = ByteBuffer()
+        self.pending = []
+        self.pendingBytes = 0
     }
 
     /// Waits for a background write without reporting its outcome, so that a failed attempt leaves
     /// no write behind that could land after a retry's.
     mutating func abandon() async {
         try? await self.finishWrite()
-        self.pending = ByteBuffer()
+        self.pending = []
+        self.pendingBytes = 0
     }
 
     private mutating func finishWrite() async throws {

@@ -81,9 +81,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(name: "CWIFMemory"),
         .executableTarget(
             name: "wif-tool",
             dependencies: [
+                "CWIFMemory",
                 "WIFCredentials",
                 "PolicyEngine",
                 "S3Partition",

@@ -6,9 +6,9 @@ On each server wif-tool signs in with a web-identity token (`wif-tool login --to
 aws are given temporary credentials for the same token, role and policy, so all three tools write into
 the same user folder. Cases: put and get of one large file (1 GiB) and of 1,000 files of 4 KiB, each
 repeated (rounds rotate which tool goes first) and every download compared with its source by SHA-256;
-the peak resident memory of the large put and get; and the wall time of a cold listing of the 1,000
-files (a fresh process each time, credentials already stored) by `wif-tool list`, `s5cmd ls` and
-`aws s3 ls`, timed by hyperfine.
+the peak resident memory of the large put and get; and the wall time of cold listings, of the 1,000
+files and of a prefix naming one file (a fresh process each time, credentials already stored), by
+`wif-tool list`, `s5cmd ls` and `aws s3 ls`, timed by hyperfine.
 
 Ratios are the peer's time over wif-tool's: above 1 means wif-tool was faster. Each tool runs with its
 defaults (`aws s3 cp` with its own multipart settings: 8 MiB parts, 10 at a time).
@@ -222,28 +222,38 @@ def transfers(client, sources, options, work):
 
 
 def cold_lists(client, options, work):
-    """hyperfine medians (seconds) of listing the small files' folder with each tool, fresh processes."""
-    folder = client.folder + "bench/small/"
-    commands = {
-        "wif-tool list": (client.wif_command("list", "bench/small/"), client.wif_environment),
-        "s5cmd ls": (client.s5cmd_command("ls", folder + "*", log="info"), client.peer_environment),
-        "aws s3 ls": (client.aws_command("s3", "ls", folder), client.peer_environment),
+    """hyperfine medians (seconds) of listings by each tool in fresh processes: the small files' folder,
+    and a prefix that names only the large file (the size of listing a start-up time shows best)."""
+    folder = client.folder + "bench/"
+    listings = {
+        f"{options.small_count:,} files": (options.small_count, {
+            "wif-tool list": (client.wif_command("list", "bench/small/"), client.wif_environment),
+            "s5cmd ls": (client.s5cmd_command("ls", folder + "small/*", log="info"), client.peer_environment),
+            "aws s3 ls": (client.aws_command("s3", "ls", folder + "small/"), client.peer_environment),
+        }),
+        "one file": (1, {
+            "wif-tool list": (client.wif_command("list", "bench/big"), client.wif_environment),
+            "s5cmd ls": (client.s5cmd_command("ls", folder + "big*", log="info"), client.peer_environment),
+            "aws s3 ls": (client.aws_command("s3", "ls", folder + "big"), client.peer_environment),
+        }),
     }
     results = {}
-    for name, (command, environment) in commands.items():
-        # Every tool must list all the files, or its time means nothing.
-        listed = subprocess.run(command, env=environment, capture_output=True, text=True, check=True).stdout
-        count = sum(1 for line in listed.splitlines() if line.strip())
-        if count != options.small_count:
-            raise RuntimeError(f"{name} listed {count} entries where {options.small_count} files are")
-        export = os.path.join(work, "hyperfine.json")
-        runs = options.list_runs if name != "aws s3 ls" else max(3, options.list_runs // 4)
-        subprocess.run(["hyperfine", "--shell=none", "--warmup", "1", "--runs", str(runs), "--style", "none",
-                        "--export-json", export, " ".join(command)],
-                       env=environment, check=True, capture_output=True)
-        with open(export) as file:
-            times = json.load(file)["results"][0]["times"]
-        results[name] = (statistics.median(times), min(times), runs)
+    for listing, (expected, commands) in listings.items():
+        results[listing] = {}
+        for name, (command, environment) in commands.items():
+            # Every tool must list every matching file, and no other, or its time means nothing.
+            listed = subprocess.run(command, env=environment, capture_output=True, text=True, check=True).stdout
+            count = sum(1 for line in listed.splitlines() if line.strip())
+            if count != expected:
+                raise RuntimeError(f"{name} listed {count} entries where {expected} files are")
+            export = os.path.join(work, "hyperfine.json")
+            runs = options.list_runs if name != "aws s3 ls" else max(3, options.list_runs // 4)
+            subprocess.run(["hyperfine", "--shell=none", "--warmup", "1", "--runs", str(runs), "--style", "none",
+                            "--export-json", export, " ".join(command)],
+                           env=environment, check=True, capture_output=True)
+            with open(export) as file:
+                times = json.load(file)["results"][0]["times"]
+            results[listing][name] = (statistics.median(times), min(times), runs)
     return results
 
 
@@ -270,13 +280,13 @@ def print_server(name, results, lists, options):
         peaks = {tool: max(value.peak_bytes for value in results[case][tool]) / MIB for tool in TOOLS}
         target = f"wif-tool under 64 MiB: {'met' if peaks['wif-tool'] < 64 else 'missed'}" if case == "put big" else ""
         print(f"{label:<22} " + "".join(f"{peaks[tool]:>6.1f} MiB " for tool in TOOLS) + f"  {target}")
-    ours = lists["wif-tool list"][0]
-    print(f"\ncold list of {options.small_count:,} files, a fresh process per run (hyperfine); "
-          f"ratio = the tool's median / wif-tool's")
-    print(f"{'command':<22} {'ratio':>7} {'median':>10} {'min':>10} {'runs':>5}   target")
-    for tool, (median, minimum, runs) in lists.items():
-        target = f"wif-tool under 50 ms: {'met' if median < 0.05 else 'missed'}" if tool == "wif-tool list" else ""
-        print(f"{tool:<22} {median / ours:>6.2f}× {median * 1000:>7.1f} ms {minimum * 1000:>7.1f} ms {runs:>5}   {target}")
+    for listing, tools in lists.items():
+        ours = tools["wif-tool list"][0]
+        print(f"\ncold list of {listing}, a fresh process per run (hyperfine); ratio = the tool's median / wif-tool's")
+        print(f"{'command':<22} {'ratio':>7} {'median':>10} {'min':>10} {'runs':>5}   target")
+        for tool, (median, minimum, runs) in tools.items():
+            target = f"wif-tool under 50 ms: {'met' if median < 0.05 else 'missed'}" if tool == "wif-tool list" else ""
+            print(f"{tool:<22} {median / ours:>6.2f}× {median * 1000:>7.1f} ms {minimum * 1000:>7.1f} ms {runs:>5}   {target}")
 
 
 def version(command):

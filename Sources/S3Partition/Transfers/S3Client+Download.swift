@@ -247,9 +247,9 @@ struct OffsetWriter {
     let file: WritableFile
     /// Where the next byte goes (everything before it is written, being written, or pending).
     private(set) var position: Int64
+    /// Where the pending buffers go; they hold `position - pendingStart` bytes.
     private var pendingStart: Int64
     private var pending: [ByteBuffer] = []
-    private var pendingBytes = 0
     private var writing: Task<Void, any Error>?
 
     init(file: WritableFile, offset: Int64) {
@@ -261,9 +261,8 @@ struct OffsetWriter {
     mutating func append(_ buffer: ByteBuffer) async throws {
         guard buffer.readableBytes > 0 else { return }
         self.pending.append(buffer)
-        self.pendingBytes += buffer.readableBytes
         self.position += Int64(buffer.readableBytes)
-        if self.pendingBytes >= Self.flushSize { try await self.startWrite() }
+        if self.position - self.pendingStart >= Self.flushSize { try await self.startWrite() }
     }
 
     /// Writes what is pending and waits until everything is on disk (in the page cache).
@@ -275,14 +274,13 @@ struct OffsetWriter {
     /// Waits for the background write, then starts writing the pending bytes in the background.
     private mutating func startWrite() async throws {
         try await self.finishWrite()
-        guard self.pendingBytes > 0 else { return }
+        guard !self.pending.isEmpty else { return }
         let file = self.file
         let buffers = self.pending
         let offset = self.pendingStart
         self.writing = Task { try await file.write(buffers, at: offset) }
         self.pendingStart = self.position
         self.pending = []
-        self.pendingBytes = 0
     }
 
     /// Waits for a background write without reporting its outcome, so that a failed attempt leaves
@@ -290,7 +288,7 @@ struct OffsetWriter {
     mutating func abandon() async {
         try? await self.finishWrite()
         self.pending = []
-        self.pendingBytes = 0
+        self.pendingStart = self.position
     }
 
     private mutating func finishWrite() async throws {

@@ -237,24 +237,26 @@ def cold_lists(client, options, work):
             "aws s3 ls": (client.aws_command("s3", "ls", folder + "big"), client.peer_environment),
         }),
     }
-    results = {}
-    for listing, (expected, commands) in listings.items():
-        results[listing] = {}
-        for name, (command, environment) in commands.items():
-            # Every tool must list every matching file, and no other, or its time means nothing.
-            listed = subprocess.run(command, env=environment, capture_output=True, text=True, check=True).stdout
-            count = sum(1 for line in listed.splitlines() if line.strip())
-            if count != expected:
-                raise RuntimeError(f"{name} listed {count} entries where {expected} files are")
-            export = os.path.join(work, "hyperfine.json")
-            runs = options.list_runs if name != "aws s3 ls" else max(3, options.list_runs // 4)
-            subprocess.run(["hyperfine", "--shell=none", "--warmup", "1", "--runs", str(runs), "--style", "none",
-                            "--export-json", export, " ".join(command)],
-                           env=environment, check=True, capture_output=True)
-            with open(export) as file:
-                times = json.load(file)["results"][0]["times"]
-            results[listing][name] = (statistics.median(times), min(times), runs)
-    return results
+    return {listing: {name: time_listing(name, command, environment, expected, options, work)
+                      for name, (command, environment) in commands.items()}
+            for listing, (expected, commands) in listings.items()}
+
+
+def time_listing(name, command, environment, expected, options, work):
+    """(median, minimum, runs) in seconds of `command` listing `expected` entries, under hyperfine."""
+    # Every tool must list every matching file, and no other, or its time means nothing.
+    listed = subprocess.run(command, env=environment, capture_output=True, text=True, check=True).stdout
+    count = sum(1 for line in listed.splitlines() if line.strip())
+    if count != expected:
+        raise RuntimeError(f"{name} listed {count} entries where {expected} files are")
+    export = os.path.join(work, "hyperfine.json")
+    runs = options.list_runs if name != "aws s3 ls" else max(3, options.list_runs // 4)
+    subprocess.run(["hyperfine", "--shell=none", "--warmup", "1", "--runs", str(runs), "--style", "none",
+                    "--export-json", export, " ".join(command)],
+                   env=environment, check=True, capture_output=True)
+    with open(export) as file:
+        times = json.load(file)["results"][0]["times"]
+    return statistics.median(times), min(times), runs
 
 
 def median_seconds(values):

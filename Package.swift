@@ -29,9 +29,28 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
     ],
     targets: [
+        // The one foundation of the package's own mechanisms (XML, JSON, AWS dates, percent-encoding,
+        // retries, refresh promises): package access only, no dependencies, no public API.
+        .target(
+            name: "WIFFoundation",
+            swiftSettings: swiftSettings
+        ),
+        // The HTTP seam of the package's clients: one transport protocol, its AsyncHTTPClient
+        // implementation, and the no-op logger that library calls default to.
+        .target(
+            name: "WIFHTTP",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "WIFCredentials",
             dependencies: [
+                "WIFFoundation",
+                "WIFHTTP",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -45,11 +64,14 @@ let package = Package(
         ),
         .target(
             name: "PolicyEngine",
+            dependencies: ["WIFFoundation"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "S3Partition",
             dependencies: [
+                "WIFHTTP",
+                "WIFFoundation",
                 "WIFCredentials",
                 "PolicyEngine",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -65,6 +87,8 @@ let package = Package(
         .target(
             name: "WIFLocal",
             dependencies: [
+                "WIFHTTP",
+                "WIFFoundation",
                 "WIFCredentials",
                 "PolicyEngine",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -85,6 +109,8 @@ let package = Package(
         .executableTarget(
             name: "wif-tool",
             dependencies: [
+                "WIFHTTP",
+                "WIFFoundation",
                 "CWIFMemory",
                 "WIFCredentials",
                 "PolicyEngine",
@@ -100,8 +126,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "WIFFoundationTests",
+            dependencies: ["WIFFoundation", "WIFHTTP"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "WIFCredentialsTests",
             dependencies: [
+                "WIFFoundation", "WIFHTTP",
                 "WIFCredentials",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -112,12 +144,13 @@ let package = Package(
         ),
         .testTarget(
             name: "PolicyEngineTests",
-            dependencies: ["PolicyEngine"],
+            dependencies: ["PolicyEngine", "WIFFoundation"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "S3PartitionTests",
             dependencies: [
+                "WIFFoundation", "WIFHTTP",
                 "S3Partition",
                 "WIFCredentials",
                 "PolicyEngine",
@@ -133,6 +166,7 @@ let package = Package(
         .testTarget(
             name: "WIFLocalTests",
             dependencies: [
+                "WIFFoundation", "WIFHTTP",
                 "WIFLocal",
                 "WIFCredentials",
                 "PolicyEngine",
@@ -148,13 +182,14 @@ let package = Package(
         ),
         .testTarget(
             name: "WIFToolTests",
-            dependencies: ["wif-tool", "WIFCredentials"],
+            dependencies: ["wif-tool", "WIFCredentials", "WIFFoundation", "WIFHTTP"],
             swiftSettings: swiftSettings
         ),
         // samples/ServerApp: built with the package so that CI checks it without a second dependency build.
         .target(
             name: "ServerApp",
             dependencies: [
+                "WIFFoundation", "WIFHTTP",
                 "WIFCredentials",
                 "S3Partition",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -183,6 +218,7 @@ let package = Package(
         .testTarget(
             name: "ServerAppTests",
             dependencies: [
+                "WIFFoundation", "WIFHTTP",
                 "ServerApp",
                 "WIFCredentials",
                 "S3Partition",

@@ -1,5 +1,6 @@
 import Foundation
 import PolicyEngine
+import WIFFoundation
 
 /// Reading policy files, principals, context keys and decisions for the `policy` commands.
 enum PolicyInputs {

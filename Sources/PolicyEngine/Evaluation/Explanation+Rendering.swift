@@ -1,3 +1,5 @@
+import WIFFoundation
+
 extension Explanation {
     /// The explanation as indented text for terminals and test failure messages.
     public var text: String {

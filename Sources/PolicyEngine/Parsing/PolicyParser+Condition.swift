@@ -1,3 +1,5 @@
+import WIFFoundation
+
 extension PolicyParser {
     mutating func parseConditionBlock(_ node: JSONNode, path: String) -> ([Condition], [CompiledCondition]) {
         guard case .object(let members) = node.kind else {

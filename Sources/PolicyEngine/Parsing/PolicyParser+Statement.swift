@@ -1,3 +1,5 @@
+import WIFFoundation
+
 extension PolicyParser {
     static let statementElements = [
         "Sid", "Effect", "Principal", "NotPrincipal", "Action", "NotAction", "Resource", "NotResource", "Condition",

@@ -1,3 +1,5 @@
+import WIFFoundation
+
 /// Reads a policy document: checks the IAM grammar, builds the model and compiles it, collecting every
 /// problem with its JSON path instead of stopping at the first.
 struct PolicyParser {

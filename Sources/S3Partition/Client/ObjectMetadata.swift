@@ -1,5 +1,6 @@
 import Foundation
 import NIOHTTP1
+import WIFFoundation
 
 /// What S3 says about an object in the headers of `HeadObject` and `GetObject`.
 public struct ObjectMetadata: Sendable, Hashable {
@@ -62,7 +63,7 @@ public struct ObjectMetadata: Sendable, Hashable {
         self.init(
             contentLength: contentLength,
             eTag: headers.first(name: "etag").map(Self.unquoted),
-            lastModified: headers.first(name: "last-modified").flatMap(S3Dates.parseHTTPDate),
+            lastModified: headers.first(name: "last-modified").flatMap { AWSDate.parseHTTPDate($0).map { AWSDate.date(milliseconds: $0 * 1000) } },
             contentType: headers.first(name: "content-type"),
             versionId: headers.first(name: "x-amz-version-id"),
             checksumSHA256: headers.first(name: "x-amz-checksum-sha256"),

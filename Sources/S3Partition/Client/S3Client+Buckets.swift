@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import WIFHTTP
 
 extension S3Client {
     /// Creates a bucket, or does nothing when the caller owns it already.
@@ -11,7 +12,7 @@ extension S3Client {
     ///   - logger: Where to log.
     /// - Throws: ``S3Error`` with the service's code, ``S3Error/Code/invalidBucketName`` for a name S3
     ///   would refuse, or ``S3Error/Code/network``.
-    public func createBucket(_ bucket: String, logger: Logger = Logger(label: "wif.s3", factory: { _ in SwiftLogNoOpLogHandler() })) async throws {
+    public func createBucket(_ bucket: String, logger: Logger = .noop) async throws {
         try S3BucketName.validate(bucket)
         var request = S3Request(operation: "CreateBucket", method: .PUT, bucket: bucket)
         if self.region != "us-east-1" {

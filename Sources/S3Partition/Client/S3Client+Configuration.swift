@@ -1,3 +1,5 @@
+import WIFFoundation
+
 extension S3Client {
     /// How an ``S3Client`` reaches S3, checks bodies, retries and splits transfers.
     public struct Configuration: Sendable, Hashable {
@@ -128,36 +130,27 @@ extension S3Client {
         /// No retries: the first failure is reported.
         public static let disabled = Retry(maxAttempts: 1)
 
+        /// The shared backoff these settings describe.
+        package var policy: RetryPolicy {
+            RetryPolicy(maxAttempts: self.maxAttempts, baseDelay: self.baseDelay, maxDelay: self.maxDelay)
+        }
+
         /// The wait before retry `retry`.
         /// - Parameters:
         ///   - retry: Which retry this is, starting at 1.
         ///   - jitter: A number in `0...1` choosing where in the jitter range to land.
         /// - Returns: A duration between half and all of the backoff ceiling for that retry.
         public func delay(beforeRetry retry: Int, jitter: Double) -> Duration {
-            let ceiling = self.ceiling(beforeRetry: retry)
-            let unit = min(max(jitter.isFinite ? jitter : 0, 0), 1)
-            return ceiling / 2 + (ceiling / 2) * unit
+            self.policy.delay(beforeRetry: retry, jitter: jitter)
         }
 
         /// The upper end of the wait before retry `retry`.
         func ceiling(beforeRetry retry: Int) -> Duration {
-            // Capping the exponent keeps the multiplication from overflowing.
-            let exponent = min(max(retry - 1, 0), 30)
-            let factor = 1 << exponent
-            if self.baseDelay > self.maxDelay / factor { return self.maxDelay }
-            return min(self.baseDelay * factor, self.maxDelay)
+            self.policy.ceiling(beforeRetry: retry)
         }
 
         func validate() throws(S3Error) {
-            if self.maxAttempts < 1 {
-                throw .invalidConfiguration("S3 retry maxAttempts is \(self.maxAttempts); it must be at least 1")
-            }
-            if self.baseDelay < .zero {
-                throw .invalidConfiguration("S3 retry baseDelay is \(self.baseDelay); it must not be negative")
-            }
-            if self.maxDelay < self.baseDelay {
-                throw .invalidConfiguration("S3 retry maxDelay (\(self.maxDelay)) is shorter than baseDelay (\(self.baseDelay))")
-            }
+            if let problem = self.policy.problem(subject: "S3 retry") { throw .invalidConfiguration(problem) }
         }
     }
 

@@ -2,6 +2,8 @@ import Crypto
 import Foundation
 import Logging
 import NIOCore
+import WIFFoundation
+import WIFHTTP
 
 /// What a `DeleteObjects` call did: the keys deleted and the keys S3 refused.
 public struct DeleteObjectsResult: Sendable, Hashable {
@@ -56,7 +58,7 @@ extension S3Client {
     /// - Returns: The keys deleted and the keys refused.
     /// - Throws: ``S3Error`` when a whole request fails (``S3Error/Code/accessDenied``,
     ///   ``S3Error/Code/noSuchBucket``, ``S3Error/Code/network``, …) or a key is empty or too long.
-    public func deleteObjects(bucket: String, keys: [String], logger: Logger = Logger(label: "wif.s3", factory: { _ in SwiftLogNoOpLogHandler() })) async throws -> DeleteObjectsResult {
+    public func deleteObjects(bucket: String, keys: [String], logger: Logger = .noop) async throws -> DeleteObjectsResult {
         for key in keys { try Self.validate(bucket: bucket, key: key) }
         var result = DeleteObjectsResult()
         var start = 0
@@ -73,7 +75,7 @@ extension S3Client {
     private func deleteBatch(bucket: String, keys: [String], logger: Logger) async throws -> DeleteObjectsResult {
         var document = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Delete xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Quiet>true</Quiet>"
         for key in keys {
-            document += "<Object><Key>" + S3XMLWriter.escape(key) + "</Key></Object>"
+            document += "<Object><Key>" + XMLWriter.escape(key) + "</Key></Object>"
         }
         document += "</Delete>"
         let buffer = ByteBuffer(string: document)
@@ -85,9 +87,9 @@ extension S3Client {
         request.body = .bytes(buffer, payload: digest.signingPayload)
         let (response, body) = try await self.performCollecting(request, logger: logger)
         let requestId = response.header("x-amz-request-id")
-        let root: S3XMLElement
+        let root: XMLTreeElement
         do {
-            root = try S3XMLElement.parse(body)
+            root = try XMLReader.parse(body)
         } catch {
             throw S3Error.malformedResponse(
                 "the DeleteObjects answer is not XML: \(error.reason)", status: response.status, requestId: requestId, bucket: bucket)
@@ -102,7 +104,7 @@ extension S3Client {
         }
         var failures: [DeleteObjectsResult.Failure] = []
         var failed: Set<String> = []
-        for error in root.children("Error") {
+        for error in root.children(named: "Error") {
             let key = error.text("Key") ?? ""
             failed.insert(key)
             failures.append(.init(key: key, code: S3Error.Code(error.text("Code") ?? "Unknown"), message: error.text("Message") ?? ""))

@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import WIFFoundation
+import WIFHTTP
 
 /// One object in a listing.
 public struct S3ObjectSummary: Sendable, Hashable {
@@ -97,7 +99,7 @@ extension S3Client {
     /// - Throws: ``S3Error``: ``S3Error/Code/noSuchBucket``, ``S3Error/Code/accessDenied``,
     ///   ``S3Error/Code/malformedResponse`` for an unreadable answer, …
     public func listObjectsV2(
-        _ request: ListObjectsV2Request, continuationToken: String? = nil, logger: Logger = Logger(label: "wif.s3", factory: { _ in SwiftLogNoOpLogHandler() })
+        _ request: ListObjectsV2Request, continuationToken: String? = nil, logger: Logger = .noop
     ) async throws -> ListObjectsV2Page {
         try S3BucketName.validate(request.bucket)
         if let maxKeys = request.maxKeys, !(1...1000).contains(maxKeys) {
@@ -119,15 +121,15 @@ extension S3Client {
     ///   - request: The bucket, prefix, delimiter and page size.
     ///   - logger: Where to log.
     /// - Returns: An asynchronous sequence of pages; ``ListObjectsV2Pages/objects`` flattens it.
-    public func listObjectsV2Pages(_ request: ListObjectsV2Request, logger: Logger = Logger(label: "wif.s3", factory: { _ in SwiftLogNoOpLogHandler() })) -> ListObjectsV2Pages {
+    public func listObjectsV2Pages(_ request: ListObjectsV2Request, logger: Logger = .noop) -> ListObjectsV2Pages {
         ListObjectsV2Pages(client: self, request: request, logger: logger)
     }
 
     /// Reads a `ListBucketResult` document.
     static func decodeListPage(_ body: [UInt8], status: Int, requestId: String?, bucket: String) throws(S3Error) -> ListObjectsV2Page {
-        let root: S3XMLElement
+        let root: XMLTreeElement
         do {
-            root = try S3XMLElement.parse(body)
+            root = try XMLReader.parse(body)
         } catch {
             throw .malformedResponse("the ListObjectsV2 answer is not XML: \(error.reason)", status: status, requestId: requestId, bucket: bucket)
         }
@@ -155,7 +157,7 @@ extension S3Client {
                 objects.append(
                     S3ObjectSummary(
                         key: try decoded(key), size: child.text("Size").flatMap { Int64($0) } ?? 0,
-                        lastModified: child.text("LastModified").flatMap(S3Dates.parseISO8601),
+                        lastModified: child.text("LastModified").flatMap { AWSDate.parseISO8601($0, requiringTime: true).map(AWSDate.date(milliseconds:)) },
                         eTag: child.text("ETag").map(ObjectMetadata.unquoted), storageClass: child.text("StorageClass")))
             case "CommonPrefixes":
                 if let prefix = child.text("Prefix") { prefixes.append(try decoded(prefix)) }

@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import WIFCredentials
+import WIFHTTP
 
 extension S3Client {
     /// Uploads bytes in memory with one `PutObject`, with a checksum S3 verifies.
@@ -18,7 +19,7 @@ extension S3Client {
     @discardableResult
     public func putObject(
         bucket: String, key: String, bytes: [UInt8], options: PutObjectOptions = PutObjectOptions(),
-        logger: Logger = Logger(label: "wif.s3", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> PutObjectResult {
         try await self.putObject(bucket: bucket, key: key, buffer: ByteBuffer(bytes: bytes), options: options, logger: logger)
     }
@@ -35,7 +36,7 @@ extension S3Client {
     @discardableResult
     public func putObject(
         bucket: String, key: String, buffer: ByteBuffer, options: PutObjectOptions = PutObjectOptions(),
-        logger: Logger = Logger(label: "wif.s3", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> PutObjectResult {
         try Self.validate(bucket: bucket, key: key)
         let digest = buffer.withUnsafeReadableBytes { PayloadDigest(of: $0, kinds: self.digestKinds) }
@@ -79,7 +80,7 @@ extension S3Client {
     ///   ``S3Error/Code/invalidArgument`` for an object over `maximumBytes`, …
     public func getObject(
         bucket: String, key: String, range: ClosedRange<Int64>? = nil, maximumBytes: Int = 64 * 1024 * 1024,
-        logger: Logger = Logger(label: "wif.s3", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> ObjectData {
         try Self.validate(bucket: bucket, key: key)
         var request = S3Request(operation: "GetObject", method: .GET, bucket: bucket, key: key)
@@ -120,7 +121,7 @@ extension S3Client {
     /// - Returns: The metadata.
     /// - Throws: ``S3Error``: ``S3Error/Code/noSuchKey`` when the object does not exist (HEAD answers
     ///   carry no error document, so a `404` becomes `NoSuchKey`), ``S3Error/Code/accessDenied``, …
-    public func headObject(bucket: String, key: String, logger: Logger = Logger(label: "wif.s3", factory: { _ in SwiftLogNoOpLogHandler() })) async throws -> ObjectMetadata {
+    public func headObject(bucket: String, key: String, logger: Logger = .noop) async throws -> ObjectMetadata {
         try Self.validate(bucket: bucket, key: key)
         var request = S3Request(operation: "HeadObject", method: .HEAD, bucket: bucket, key: key)
         request.headers.append(("x-amz-checksum-mode", "ENABLED"))
@@ -136,7 +137,7 @@ extension S3Client {
     ///   - key: The object key.
     ///   - logger: Where to log.
     /// - Throws: ``S3Error``: ``S3Error/Code/accessDenied``, ``S3Error/Code/noSuchBucket``, …
-    public func deleteObject(bucket: String, key: String, logger: Logger = Logger(label: "wif.s3", factory: { _ in SwiftLogNoOpLogHandler() })) async throws {
+    public func deleteObject(bucket: String, key: String, logger: Logger = .noop) async throws {
         try Self.validate(bucket: bucket, key: key)
         let request = S3Request(operation: "DeleteObject", method: .DELETE, bucket: bucket, key: key)
         try await self.perform(request, logger: logger) { response in

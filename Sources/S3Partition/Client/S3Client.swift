@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 import WIFCredentials
+import WIFFoundation
 
 /// An S3 client over AsyncHTTPClient, signing every request with SigV4 and credentials from a
 /// ``WIFCredentials/CredentialProvider``.
@@ -139,7 +140,7 @@ public struct S3Client: Sendable {
                         throw self.transportError(error, request)
                     }
                 }
-                serverDate = response.headers.first(name: "date").flatMap(S3Dates.parseHTTPDate)
+                serverDate = response.headers.first(name: "date").flatMap { AWSDate.parseHTTPDate($0).map { AWSDate.date(milliseconds: $0 * 1000) } }
                 let body = (try? await answer.collect(upTo: S3ErrorDocument.maximumBytes, operation: request.operation)) ?? []
                 throw S3ErrorDocument.error(
                     status: status, headers: response.headers, body: body, bucket: request.bucket, key: request.key)

@@ -1,4 +1,5 @@
 import NIOHTTP1
+import WIFFoundation
 
 /// Turns an S3 error answer into an ``S3Error``.
 ///
@@ -22,7 +23,7 @@ enum S3ErrorDocument {
         var message: String?
         var requestId = headers.first(name: "x-amz-request-id")
         var hostId = headers.first(name: "x-amz-id-2")
-        if !body.isEmpty, let root = try? S3XMLElement.parse(body), let error = root.first("Error") {
+        if !body.isEmpty, let root = try? XMLReader.parse(body), let error = root.first("Error") {
             code = error.text("Code").flatMap { $0.isEmpty ? nil : $0 }
             message = error.text("Message")
             if let id = error.text("RequestId") ?? root.text("RequestId"), !id.isEmpty { requestId = id }

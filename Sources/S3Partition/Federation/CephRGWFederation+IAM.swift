@@ -5,30 +5,35 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import WIFCredentials
+import WIFFoundation
+import WIFHTTP
 
 extension CephRGWFederation {
     /// The IAM API version sent with every call.
     static let iamVersion = "2010-05-08"
-    /// Attempts per call when the gateway fails with a `5xx` or cannot be reached.
-    static let attempts = 3
+    /// Backoff for calls that fail with a `5xx` or cannot reach the gateway: three attempts, with
+    /// jittered waits from 100 ms.
+    static let retry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(200), maxDelay: .seconds(2))
 
     /// Sends one IAM Query API call (`POST /` with a form body, signed for the `iam` service) and
     /// returns the answer's root element.
     /// - Throws: ``S3Error`` with the gateway's code, or the code of its HTTP status when the answer is
     ///   not an error document (RGW sometimes answers malformed XML); ``S3Error/Code/network`` when the
     ///   gateway cannot be reached; ``S3Error/Code/malformedResponse`` for a success that is not XML.
-    func call(_ action: String, _ parameters: [(String, String)], logger: Logger) async throws -> S3XMLElement {
-        var attempt = 1
-        while true {
-            do {
-                return try await self.send(action, parameters, logger: logger)
-            } catch let error as S3Error where attempt < Self.attempts && Self.mayPass(error) {
+    func call(_ action: String, _ parameters: [(String, String)], logger: Logger) async throws -> XMLTreeElement {
+        try await Self.retry.run(
+            isRetryable: { ($0 as? S3Error).map(Self.mayPass) ?? false },
+            sleep: { try await self.timeSource.sleep($0) },
+            willRetry: { attempt, error, delay in
                 logger.debug(
                     "IAM call failed; retrying",
-                    metadata: ["wif.rgw.action": "\(action)", "wif.rgw.code": "\(error.code)", "wif.rgw.attempt": "\(attempt)"])
-                try await self.timeSource.sleep(.milliseconds(200 << (attempt - 1)))
-                attempt += 1
+                    metadata: [
+                        "wif.rgw.action": "\(action)", "wif.rgw.code": "\((error as? S3Error)?.code.rawValue ?? "-")",
+                        "wif.rgw.attempt": "\(attempt)", "wif.rgw.delay": "\(delay)",
+                    ])
             }
+        ) { _ in
+            try await self.send(action, parameters, logger: logger)
         }
     }
 
@@ -36,9 +41,9 @@ extension CephRGWFederation {
         error.code == .network || (error.httpStatus ?? 0) >= 500
     }
 
-    private func send(_ action: String, _ parameters: [(String, String)], logger: Logger) async throws -> S3XMLElement {
+    private func send(_ action: String, _ parameters: [(String, String)], logger: Logger) async throws -> XMLTreeElement {
         let form = [("Action", action), ("Version", Self.iamVersion)] + parameters
-        let body = Array(STSFormEncoding.encode(form.map { (name: $0.0, value: $0.1) }).utf8)
+        let body = Array(PercentEncoding.form(form.map { (name: $0.0, value: $0.1) }).utf8)
         let credentials: AWSCredentials
         do {
             credentials = try await self.credentialProvider.getCredentials(logger: logger)
@@ -79,7 +84,7 @@ extension CephRGWFederation {
             throw Self.error(action: action, status: status, headers: headers, body: answer)
         }
         do {
-            return try S3XMLElement.parse(answer)
+            return try XMLReader.parse(answer)
         } catch {
             throw S3Error.malformedResponse(
                 "the gateway answered IAM \(action) with HTTP \(status) and a body that is not XML (\(error.reason))", status: status,
@@ -94,7 +99,7 @@ extension CephRGWFederation {
         var code: String?
         var message: String?
         var requestId = headers.first(name: "x-amz-request-id")
-        if !body.isEmpty, let root = try? S3XMLElement.parse(body), let error = root.first("Error") {
+        if !body.isEmpty, let root = try? XMLReader.parse(body), let error = root.first("Error") {
             code = error.text("Code").flatMap { $0.isEmpty ? nil : $0 }
             message = error.text("Message").flatMap { $0.isEmpty ? nil : $0 }
             if let id = error.text("RequestId") ?? root.text("RequestId"), !id.isEmpty { requestId = id }
@@ -140,7 +145,7 @@ extension CephRGWFederation {
         issuer: String,
         httpClient: HTTPClient = S3Client.sharedHTTPClient,
         timeout: Duration = .seconds(30),
-        logger: Logger = Logger(label: "wif.rgw", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> [String] {
         var base = issuer
         while base.hasSuffix("/") { base.removeLast() }

@@ -2,6 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import WIFCredentials
+import WIFFoundation
+import WIFHTTP
 
 /// Sets up federation on a Ceph RADOS Gateway through its IAM API: registers an OpenID Connect issuer
 /// as an OIDC provider, creates the shared bucket, and creates the roles and role policies of a
@@ -105,7 +107,7 @@ public struct CephRGWFederation: Sendable {
     /// - Returns: What was set up, with each user's role ARN.
     /// - Throws: ``S3Error``: the plan's problem, or the gateway's refusal with the IAM action named.
     public func apply(
-        _ plan: CephRGWFederationPlan, logger: Logger = Logger(label: "wif.rgw", factory: { _ in SwiftLogNoOpLogHandler() })
+        _ plan: CephRGWFederationPlan, logger: Logger = .noop
     ) async throws -> CephRGWFederationResult {
         try plan.validate()
         var thumbprints = plan.thumbprints
@@ -137,7 +139,7 @@ public struct CephRGWFederation: Sendable {
     ///   - logger: Where to log each step.
     /// - Throws: ``S3Error`` when the gateway refuses a deletion for another reason than a missing entity.
     public func remove(
-        _ plan: CephRGWFederationPlan, logger: Logger = Logger(label: "wif.rgw", factory: { _ in SwiftLogNoOpLogHandler() })
+        _ plan: CephRGWFederationPlan, logger: Logger = .noop
     ) async throws {
         try plan.validate()
         for role in plan.roles {
@@ -193,8 +195,8 @@ public struct CephRGWFederation: Sendable {
     func provider(arn: String, logger: Logger) async throws -> (clientIds: [String], thumbprints: [String])? {
         do {
             let answer = try await self.call("GetOpenIDConnectProvider", [("OpenIDConnectProviderArn", arn)], logger: logger)
-            let clientIds = answer.first("ClientIDList")?.children("member").map(\.text) ?? []
-            let thumbprints = answer.first("ThumbprintList")?.children("member").map(\.text) ?? []
+            let clientIds = answer.first("ClientIDList")?.children(named: "member").map(\.text) ?? []
+            let thumbprints = answer.first("ThumbprintList")?.children(named: "member").map(\.text) ?? []
             return (clientIds, thumbprints)
         } catch let error as S3Error where Self.isMissing(error) {
             return nil

@@ -1,4 +1,5 @@
 import PolicyEngine
+import WIFFoundation
 
 /// A role the plan creates, with its trust policy and role policies.
 public struct CephRGWRole: Sendable, Hashable {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WIFHTTP
 
 /// One user's private folder in a shared bucket: objects are addressed by name, and every name maps
 /// to `<prefix><name>` under the user's ``PartitionPrefix``.
@@ -81,7 +82,7 @@ public struct PartitionedBucket: Sendable {
     @discardableResult
     public func put(
         _ name: String, bytes: [UInt8], options: PutObjectOptions = PutObjectOptions(),
-        logger: Logger = Logger(label: "wif.s3", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> PutObjectResult {
         let key = try self.checkedKey(name, action: "PutObject")
         return try await self.client.putObject(bucket: self.bucket, key: key, bytes: bytes, options: options, logger: logger)
@@ -101,7 +102,7 @@ public struct PartitionedBucket: Sendable {
     public func put(
         _ name: String, fromFile path: String, options: PutObjectOptions = PutObjectOptions(),
         progress: TransferProgressHandler? = nil,
-        logger: Logger = Logger(label: "wif.s3", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> PutObjectResult {
         let key = try self.checkedKey(name, action: "PutObject")
         return try await self.client.putObject(
@@ -120,7 +121,7 @@ public struct PartitionedBucket: Sendable {
     @discardableResult
     public func get(
         _ name: String, toFile path: String, progress: TransferProgressHandler? = nil,
-        logger: Logger = Logger(label: "wif.s3", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> ObjectMetadata {
         let key = try self.checkedKey(name, action: "GetObject")
         return try await self.client.getObject(bucket: self.bucket, key: key, toFile: path, progress: progress, logger: logger)
@@ -135,7 +136,7 @@ public struct PartitionedBucket: Sendable {
     /// - Throws: ``S3Error`` as for ``get(_:toFile:progress:logger:)``.
     public func get(
         _ name: String, maximumBytes: Int = 64 * 1024 * 1024,
-        logger: Logger = Logger(label: "wif.s3", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> ObjectData {
         let key = try self.checkedKey(name, action: "GetObject")
         return try await self.client.getObject(bucket: self.bucket, key: key, maximumBytes: maximumBytes, logger: logger)
@@ -148,7 +149,7 @@ public struct PartitionedBucket: Sendable {
     /// - Returns: The metadata.
     /// - Throws: ``S3Error``: ``S3Error/Code/noSuchKey`` when there is no such object, …
     public func head(
-        _ name: String, logger: Logger = Logger(label: "wif.s3", factory: { _ in SwiftLogNoOpLogHandler() })
+        _ name: String, logger: Logger = .noop
     ) async throws -> ObjectMetadata {
         let key = try self.checkedKey(name, action: "GetObject")
         return try await self.client.headObject(bucket: self.bucket, key: key, logger: logger)
@@ -160,7 +161,7 @@ public struct PartitionedBucket: Sendable {
     ///   - logger: Where to log.
     /// - Throws: ``S3Error``: name and pre-flight errors before sending, S3's errors.
     public func delete(
-        _ name: String, logger: Logger = Logger(label: "wif.s3", factory: { _ in SwiftLogNoOpLogHandler() })
+        _ name: String, logger: Logger = .noop
     ) async throws {
         let key = try self.checkedKey(name, action: "DeleteObject")
         try await self.client.deleteObject(bucket: self.bucket, key: key, logger: logger)
@@ -174,7 +175,7 @@ public struct PartitionedBucket: Sendable {
     /// - Throws: ``S3Error`` for the first invalid or pre-flight-denied name, or when a whole request
     ///   fails.
     public func delete(
-        _ names: [String], logger: Logger = Logger(label: "wif.s3", factory: { _ in SwiftLogNoOpLogHandler() })
+        _ names: [String], logger: Logger = .noop
     ) async throws -> DeleteObjectsResult {
         var keys: [String] = []
         keys.reserveCapacity(names.count)
@@ -200,7 +201,7 @@ public struct PartitionedBucket: Sendable {
     ///   ``S3Error/Code/preflightDenied``, before anything is sent.
     public func list(
         prefix: String = "", delimiter: String? = nil, pageSize: Int? = nil,
-        logger: Logger = Logger(label: "wif.s3", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) throws(S3Error) -> PartitionListing {
         let keyPrefix = try self.prefix.listPrefix(for: prefix)
         if let delimiter, delimiter.isEmpty || delimiter.unicodeScalars.contains(where: NameRules.isControl) {

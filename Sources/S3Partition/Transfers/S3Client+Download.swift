@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
+import WIFHTTP
 
 #if canImport(Glibc)
 import Glibc
@@ -39,7 +40,7 @@ extension S3Client {
     @discardableResult
     public func getObject(
         bucket: String, key: String, toFile path: String, progress: TransferProgressHandler? = nil,
-        logger: Logger = Logger(label: "wif.s3", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> ObjectMetadata {
         try Self.validate(bucket: bucket, key: key)
         let temporaryPath = try Self.temporaryPath(for: path)

@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import WIFFoundation
 
 /// A part S3 accepted: what `CompleteMultipartUpload` lists.
 struct CompletedPart: Sendable, Hashable {
@@ -67,7 +68,7 @@ extension S3Client {
         }
         var document = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
         for part in parts {
-            document += "<Part><PartNumber>\(part.number)</PartNumber><ETag>\(S3XMLWriter.escape(part.eTag))</ETag>"
+            document += "<Part><PartNumber>\(part.number)</PartNumber><ETag>\(XMLWriter.escape(part.eTag))</ETag>"
             if let element = checksumElement, let checksum = part.checksum {
                 document += "<\(element)>\(checksum)</\(element)>"
             }
@@ -112,9 +113,9 @@ extension S3Client {
     /// Parses an XML answer, or says it is not one.
     static func parseDocument(
         _ body: [UInt8], operation: String, response: S3Response, bucket: String?, key: String?
-    ) throws(S3Error) -> S3XMLElement {
+    ) throws(S3Error) -> XMLTreeElement {
         do {
-            return try S3XMLElement.parse(body)
+            return try XMLReader.parse(body)
         } catch {
             throw .malformedResponse(
                 "the \(operation) answer is not XML: \(error.reason)", status: response.status,

@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import WIFHTTP
 
 extension S3Client {
     /// Uploads a file, streaming it from disk: one `PutObject` below
@@ -25,7 +26,7 @@ extension S3Client {
     public func putObject(
         bucket: String, key: String, fromFile path: String, options: PutObjectOptions = PutObjectOptions(),
         progress: TransferProgressHandler? = nil,
-        logger: Logger = Logger(label: "wif.s3", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> PutObjectResult {
         try Self.validate(bucket: bucket, key: key)
         _ = try options.headers(bucket: bucket, key: key)

@@ -1,4 +1,5 @@
 import Logging
+import WIFHTTP
 
 /// Something that supplies AWS credentials.
 ///
@@ -27,9 +28,4 @@ extension CredentialProvider {
     public func getCredentials() async throws -> AWSCredentials {
         try await self.getCredentials(logger: Logger.noop)
     }
-}
-
-extension Logger {
-    /// A logger that discards everything: the default for library calls.
-    package static let noop = Logger(label: "wif.noop", factory: { _ in SwiftLogNoOpLogHandler() })
 }

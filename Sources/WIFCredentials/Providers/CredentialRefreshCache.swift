@@ -1,11 +1,12 @@
 import Foundation
 import Logging
+import WIFFoundation
 
 /// The actor behind ``RefreshingCredentialProvider``: it owns the state machine and the one refresh
 /// `Task` in flight, and performs the machine's actions.
 ///
 /// The refresh runs in an unstructured `Task`, so cancelling a caller never cancels it; callers wait on
-/// a ``CredentialRefreshPromise`` that lets each of them leave on cancellation.
+/// a ``RefreshPromise`` that lets each of them leave on cancellation.
 actor CredentialRefreshCache {
     /// Fetches new credentials from the wrapped source.
     typealias Fetch = @Sendable (Logger) async throws -> AWSCredentials
@@ -18,7 +19,7 @@ actor CredentialRefreshCache {
         var rateLimited: Bool
     }
 
-    private typealias Machine = CredentialRefreshStateMachine<CredentialRefreshPromise>
+    private typealias Machine = CredentialRefreshStateMachine<RefreshPromise<AWSCredentials>>
 
     private var machine: Machine
     private var refreshTask: Task<Void, Never>?
@@ -47,7 +48,7 @@ actor CredentialRefreshCache {
     func resolve(logger: Logger) async throws -> Resolution {
         if let configurationError { throw configurationError }
         let now = self.timeSource.now()
-        switch self.machine.getCredentials(now: now, makeRefresh: { CredentialRefreshPromise() }) {
+        switch self.machine.getCredentials(now: now, makeRefresh: { RefreshPromise<AWSCredentials>() }) {
         case .useCached(let credentials, let rateLimited):
             if rateLimited {
                 logger.debug(
@@ -108,7 +109,7 @@ actor CredentialRefreshCache {
         await self.refreshTask?.value
     }
 
-    private func startRefresh(_ promise: CredentialRefreshPromise, reason: String, logger: Logger) {
+    private func startRefresh(_ promise: RefreshPromise<AWSCredentials>, reason: String, logger: Logger) {
         logger.debug(
             "Refreshing credentials",
             metadata: ["wif.credentials.refresh": "\(reason)"]
@@ -126,7 +127,7 @@ actor CredentialRefreshCache {
         }
     }
 
-    private func finishRefresh(_ promise: CredentialRefreshPromise, result: Result<AWSCredentials, any Error>, logger: Logger) {
+    private func finishRefresh(_ promise: RefreshPromise<AWSCredentials>, result: Result<AWSCredentials, any Error>, logger: Logger) {
         let now = self.timeSource.now()
         let completion: Machine.Completion
         switch result {

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import WIFHTTP
 
 /// The usual places to find credentials, tried in order, as the AWS SDKs do:
 ///
@@ -65,7 +66,7 @@ public struct DefaultCredentialChain: CredentialProvider, CustomStringConvertibl
             environment: environment,
             profile: profile,
             configuration: configuration,
-            transport: AsyncHTTPClientSTSTransport(httpClient: httpClient),
+            transport: AsyncHTTPClientTransport(httpClient: httpClient),
             timeSource: timeSource
         )
     }
@@ -75,7 +76,7 @@ public struct DefaultCredentialChain: CredentialProvider, CustomStringConvertibl
         environment: [String: String],
         profile: String?,
         configuration: Configuration,
-        transport: any STSTransport,
+        transport: any HTTPTransport,
         timeSource: TimeSource
     ) {
         let makeWebIdentity: @Sendable (WebIdentityConfiguration) -> WebIdentityCredentialProvider = { webIdentity in

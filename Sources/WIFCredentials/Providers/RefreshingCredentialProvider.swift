@@ -1,4 +1,5 @@
 import Logging
+import WIFHTTP
 
 /// A cache in front of a source of temporary credentials that refreshes them before they expire.
 ///

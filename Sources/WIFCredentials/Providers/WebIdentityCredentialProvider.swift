@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import WIFHTTP
 
 /// Supplies temporary credentials by assuming a role with a web-identity token through STS
 /// `AssumeRoleWithWebIdentity`.
@@ -49,7 +50,7 @@ public struct WebIdentityCredentialProvider: CredentialProvider, CustomStringCon
             sts: sts,
             refresh: refresh,
             environment: environment,
-            transport: AsyncHTTPClientSTSTransport(httpClient: httpClient),
+            transport: AsyncHTTPClientTransport(httpClient: httpClient),
             timeSource: timeSource
         )
     }
@@ -60,7 +61,7 @@ public struct WebIdentityCredentialProvider: CredentialProvider, CustomStringCon
         sts: STSClient.Configuration = .init(),
         refresh: RefreshingCredentialProvider.Configuration = .init(),
         environment: [String: String] = [:],
-        transport: any STSTransport,
+        transport: any HTTPTransport,
         timeSource: TimeSource,
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
     ) {

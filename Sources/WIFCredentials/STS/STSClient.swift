@@ -1,6 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import WIFFoundation
+import WIFHTTP
 
 /// A client for STS's `AssumeRoleWithWebIdentity`: trades a web-identity token for temporary AWS
 /// credentials.
@@ -29,7 +31,7 @@ public struct STSClient: Sendable {
     /// The endpoint the client sends requests to.
     public let endpoint: URL
 
-    let transport: any STSTransport
+    let transport: any HTTPTransport
     let timeSource: TimeSource
     let jitter: @Sendable () -> Double
 
@@ -54,7 +56,7 @@ public struct STSClient: Sendable {
         try self.init(
             configuration: configuration,
             environment: environment,
-            transport: AsyncHTTPClientSTSTransport(httpClient: httpClient),
+            transport: AsyncHTTPClientTransport(httpClient: httpClient),
             timeSource: timeSource
         )
     }
@@ -69,7 +71,7 @@ public struct STSClient: Sendable {
     package init(
         configuration: Configuration,
         environment: [String: String] = [:],
-        transport: any STSTransport,
+        transport: any HTTPTransport,
         timeSource: TimeSource,
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
     ) throws(WIFCredentialsError) {
@@ -106,7 +108,7 @@ public struct STSClient: Sendable {
     public func assumeRoleWithWebIdentity(
         _ request: AssumeRoleWithWebIdentityRequest,
         tokenSource: some WebIdentityTokenSource,
-        logger: Logger = Logger(label: "wif.sts", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> AssumeRoleWithWebIdentityResult {
         try request.validate()
         var token = try await self.currentToken(from: tokenSource, logger: logger)
@@ -153,7 +155,7 @@ public struct STSClient: Sendable {
     public func assumeRoleWithWebIdentity(
         _ request: AssumeRoleWithWebIdentityRequest,
         webIdentityToken: String,
-        logger: Logger = Logger(label: "wif.sts", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> AssumeRoleWithWebIdentityResult {
         // Text pasted or read from a file often ends with a line break; STS wants the bare token.
         let trimmed = webIdentityToken.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -222,7 +224,7 @@ extension STSClient {
         attempt: Int,
         logger: Logger
     ) async throws -> AssumeRoleWithWebIdentityResult {
-        let httpRequest = STSHTTPRequest(
+        let httpRequest = TransportRequest(
             url: self.endpoint,
             headers: [
                 ("Content-Type", "application/x-www-form-urlencoded; charset=utf-8"),
@@ -239,7 +241,7 @@ extension STSClient {
                 "wif.sts.attempt": "\(attempt)",
             ]
         )
-        let response: STSHTTPResponse
+        let response: TransportResponse
         do {
             response = try await self.transport.send(
                 httpRequest,
@@ -249,6 +251,8 @@ extension STSClient {
             )
         } catch let error as WIFCredentialsError {
             throw error
+        } catch let error as HTTPTransportError {
+            throw WIFCredentialsError.malformedResponse("STS \(error)")
         } catch {
             if Task.isCancelled || error is CancellationError { throw CancellationError() }
             throw WIFCredentialsError.network(
@@ -260,7 +264,7 @@ extension STSClient {
             response,
             roleArn: request.roleArn,
             receivedAt: receivedAt,
-            redacting: [token.value, STSFormEncoding.percentEncode(token.value)]
+            redacting: [token.value, PercentEncoding.encode(token.value)]
         )
         var metadata: Logger.Metadata = [
             "wif.sts.request_id": "\(result.requestId ?? "-")",

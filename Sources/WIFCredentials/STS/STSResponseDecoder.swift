@@ -1,4 +1,6 @@
 import Foundation
+import WIFFoundation
+import WIFHTTP
 
 /// Turns STS's answer into a result or an error.
 ///
@@ -12,6 +14,8 @@ package enum STSResponseDecoder {
     package static let namespace = "https://sts.amazonaws.com/doc/2011-06-15/"
     /// How much of an unreadable body an error message quotes.
     static let excerptLength = 240
+    /// STS answers are four levels deep; anything much deeper is not one.
+    static let xmlLimits = XMLReader.Limits(maximumDepth: 32, maximumElements: 10_000)
 
     /// Decodes an answer to `AssumeRoleWithWebIdentity`.
     /// - Parameters:
@@ -23,7 +27,7 @@ package enum STSResponseDecoder {
     /// - Throws: ``WIFCredentialsError`` with code `service` for an STS error document and
     ///   `malformedResponse` for anything unreadable.
     package static func decodeAssumeRoleWithWebIdentity(
-        _ response: STSHTTPResponse,
+        _ response: TransportResponse,
         roleArn: String,
         receivedAt: Date,
         redacting secrets: [String]
@@ -54,9 +58,9 @@ package enum STSResponseDecoder {
     }
 
     private static func result(
-        _ result: STSXMLElement,
-        root: STSXMLElement,
-        response: STSHTTPResponse,
+        _ result: XMLTreeElement,
+        root: XMLTreeElement,
+        response: TransportResponse,
         roleArn: String,
         receivedAt: Date
     ) throws(WIFCredentialsError) -> AssumeRoleWithWebIdentityResult {
@@ -64,7 +68,7 @@ package enum STSResponseDecoder {
             throw .malformedResponse("STS's answer has no <Credentials> element")
         }
         func required(_ name: String) throws(WIFCredentialsError) -> String {
-            guard let value = credentialsElement.text(name) else {
+            guard let value = credentialsElement.trimmedText(name) else {
                 throw .malformedResponse("STS's answer has no <Credentials><\(name)> value")
             }
             return value
@@ -80,7 +84,7 @@ package enum STSResponseDecoder {
         }
 
         var packedPolicySize: Int?
-        if let text = result.text("PackedPolicySize") {
+        if let text = result.trimmedText("PackedPolicySize") {
             guard let value = Int(text), value >= 0 else {
                 throw .malformedResponse("STS's <PackedPolicySize> '\(text.prefix(32))' is not a non-negative integer")
             }
@@ -88,8 +92,8 @@ package enum STSResponseDecoder {
         }
 
         var assumedRoleUser: AssumedRoleUser?
-        if let arn = result.text("AssumedRoleUser", "Arn") {
-            assumedRoleUser = AssumedRoleUser(arn: arn, assumedRoleId: result.text("AssumedRoleUser", "AssumedRoleId"))
+        if let arn = result.trimmedText("AssumedRoleUser", "Arn") {
+            assumedRoleUser = AssumedRoleUser(arn: arn, assumedRoleId: result.trimmedText("AssumedRoleUser", "AssumedRoleId"))
         }
 
         let clockSkew = response.header("Date").flatMap(HTTPDate.parse).map { $0.timeIntervalSince(receivedAt) }
@@ -109,72 +113,63 @@ package enum STSResponseDecoder {
             ),
             serverExpiration: serverExpiration,
             clockSkew: clockSkew,
-            subjectFromWebIdentityToken: result.text("SubjectFromWebIdentityToken"),
+            subjectFromWebIdentityToken: result.trimmedText("SubjectFromWebIdentityToken"),
             assumedRoleUser: assumedRoleUser,
-            provider: result.text("Provider"),
-            audience: result.text("Audience"),
-            sourceIdentity: result.text("SourceIdentity"),
+            provider: result.trimmedText("Provider"),
+            audience: result.trimmedText("Audience"),
+            sourceIdentity: result.trimmedText("SourceIdentity"),
             packedPolicySize: packedPolicySize,
-            requestId: root.text("ResponseMetadata", "RequestId") ?? Self.requestIdHeader(response)
+            requestId: root.trimmedText("ResponseMetadata", "RequestId") ?? Self.requestIdHeader(response)
         )
     }
 
     /// Reads the body as an XML document, or explains why it is not one.
-    static func document(_ response: STSHTTPResponse, redacting secrets: [String]) throws(WIFCredentialsError) -> STSXMLElement {
+    static func document(_ response: TransportResponse, redacting secrets: [String]) throws(WIFCredentialsError) -> XMLTreeElement {
         if response.body.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
             throw .malformedResponse("STS answered HTTP \(response.status) with an empty body")
         }
         do {
-            return try STSXMLElement.parse(response.body)
+            return try XMLReader.parse(response.body, limits: Self.xmlLimits)
         } catch {
             let contentType = response.header("Content-Type").map { " (\($0.prefix(64)))" } ?? ""
+            let (line, column) = XMLReader.location(of: error.offset, in: response.body)
             throw .malformedResponse(
-                "STS answered HTTP \(response.status)\(contentType) with a body that is not an STS XML document, because \(error.reason): \(Self.excerpt(response.body, redacting: secrets))"
+                "STS answered HTTP \(response.status)\(contentType) with a body that is not an STS XML document, because of \(error.reason) at line \(line), column \(column): \(Self.excerpt(response.body, redacting: secrets))"
             )
         }
     }
 
     /// Reads either error document shape.
     static func serviceError(
-        _ root: STSXMLElement,
-        response: STSHTTPResponse,
+        _ root: XMLTreeElement,
+        response: TransportResponse,
         redacting secrets: [String]
     ) throws(WIFCredentialsError) -> AWSServiceError {
-        let error: STSXMLElement? =
+        let error: XMLTreeElement? =
             root.name == "Error" ? root : (root.child("Error") ?? root.element("Errors", "Error"))
-        guard let error, let code = error.text("Code") else {
+        guard let error, let code = error.trimmedText("Code") else {
             throw .malformedResponse(
                 "STS answered HTTP \(response.status) with an error document that has no <Error><Code>: \(Self.excerpt(response.body, redacting: secrets))"
             )
         }
-        let message = error.text("Message").map { Self.redact($0, secrets: secrets) }
+        let message = error.trimmedText("Message").map { Self.redact($0, secrets: secrets) }
         return AWSServiceError(
             code: code,
             message: message,
-            type: error.text("Type"),
-            requestId: root.text("RequestId") ?? error.text("RequestId") ?? Self.requestIdHeader(response),
+            type: error.trimmedText("Type"),
+            requestId: root.trimmedText("RequestId") ?? error.trimmedText("RequestId") ?? Self.requestIdHeader(response),
             httpStatus: response.status
         )
     }
 
-    static func requestIdHeader(_ response: STSHTTPResponse) -> String? {
+    static func requestIdHeader(_ response: TransportResponse) -> String? {
         (response.header("x-amzn-RequestId") ?? response.header("x-amz-request-id")).flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Parses an ISO 8601 timestamp with or without fractional seconds; a timestamp without a zone
     /// is taken as UTC, which is what STS means.
     package static func parseISO8601(_ text: String) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let styles = [
-            Date.ISO8601FormatStyle(includingFractionalSeconds: true),
-            Date.ISO8601FormatStyle(includingFractionalSeconds: false),
-        ]
-        for candidate in [trimmed, trimmed + "Z"] {
-            for style in styles {
-                if let date = try? style.parse(candidate) { return date }
-            }
-        }
-        return nil
+        AWSDate.parseISO8601(text.trimmingCharacters(in: .whitespaces)).map { Date(timeIntervalSince1970: Double($0) / 1000) }
     }
 
     /// The first bytes of a body, printable and free of secrets, for error messages.
@@ -235,66 +230,9 @@ extension STSResponseDecoder {
     /// Reads the HTTP `Date` header: IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), plus the obsolete
     /// RFC 850 and asctime forms that HTTP/1.1 recipients must accept.
     package enum HTTPDate {
-        private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-
-        /// Parses a `Date` header value; `nil` when it is not an HTTP date.
+        /// Parses a `Date` header value in any of HTTP's three forms; `nil` when it is not an HTTP date.
         package static func parse(_ text: String) -> Date? {
-            let words = text.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
-            var day: Int?
-            var month: Int?
-            var year: Int?
-            var time: [Int]?
-            switch words.count {
-            case 4 where words[1].contains("-"):
-                // RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
-                guard words[3] == "GMT" else { return nil }
-                let parts = words[1].split(separator: "-").map(String.init)
-                guard parts.count == 3 else { return nil }
-                day = Int(parts[0])
-                month = Self.month(parts[1])
-                year = Int(parts[2]).map { $0 < 100 ? ($0 < 70 ? 2000 + $0 : 1900 + $0) : $0 }
-                time = Self.time(words[2])
-            case 6:
-                // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
-                guard words[5] == "GMT" || words[5] == "UTC" else { return nil }
-                day = Int(words[1])
-                month = Self.month(words[2])
-                year = Int(words[3])
-                time = Self.time(words[4])
-            case 5:
-                // asctime: Sun Nov  6 08:49:37 1994
-                month = Self.month(words[1])
-                day = Int(words[2])
-                time = Self.time(words[3])
-                year = Int(words[4])
-            default:
-                return nil
-            }
-            guard let day, let month, let year, let time, (1...31).contains(day), (1...9999).contains(year) else {
-                return nil
-            }
-            var calendar = Calendar(identifier: .gregorian)
-            guard let utc = TimeZone(identifier: "UTC") else { return nil }
-            calendar.timeZone = utc
-            let components = DateComponents(year: year, month: month, day: day, hour: time[0], minute: time[1], second: time[2])
-            guard let date = calendar.date(from: components),
-                calendar.component(.day, from: date) == day
-            else {
-                return nil
-            }
-            return date
-        }
-
-        private static func month(_ text: String) -> Int? {
-            Self.months.firstIndex(of: text.lowercased()).map { $0 + 1 }
-        }
-
-        private static func time(_ text: String) -> [Int]? {
-            let parts = text.split(separator: ":").compactMap { Int($0) }
-            guard parts.count == 3, (0...23).contains(parts[0]), (0...59).contains(parts[1]), (0...60).contains(parts[2]) else {
-                return nil
-            }
-            return parts
+            AWSDate.parseHTTPDate(text).map { Date(timeIntervalSince1970: Double($0)) }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WIFFoundation
 
 /// Byte-level helpers for building SigV4 strings: hex, percent-encoding, whitespace folding and
 /// the `X-Amz-Date` timestamp. Everything writes into a caller's `[UInt8]` so a signature is
@@ -15,15 +16,6 @@ enum SigV4Bytes {
     static let semicolon: UInt8 = 0x3B
     static let dot: UInt8 = 0x2E
 
-    /// RFC 3986 unreserved characters, the only ones SigV4 leaves unencoded: `A-Z a-z 0-9 - . _ ~`.
-    @inline(__always)
-    static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x41...0x5A, 0x61...0x7A, 0x30...0x39, 0x2D, 0x2E, 0x5F, 0x7E: return true
-        default: return false
-        }
-    }
-
     @inline(__always)
     static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || (byte >= 0x09 && byte <= 0x0D)
@@ -37,22 +29,6 @@ enum SigV4Bytes {
     @inline(__always)
     static func lowerHexDigit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? 0x30 &+ nibble : 0x57 &+ nibble
-    }
-
-    @inline(__always)
-    static func upperHexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? 0x30 &+ nibble : 0x37 &+ nibble
-    }
-
-    /// The value of a hex digit in either case, or `nil`.
-    @inline(__always)
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: return byte &- 0x30
-        case 0x41...0x46: return byte &- 0x37
-        case 0x61...0x66: return byte &- 0x57
-        default: return nil
-        }
     }
 
     /// Appends bytes as lowercase hex (digests, signatures).
@@ -86,38 +62,6 @@ enum SigV4Bytes {
         }
     }
 
-    @inline(__always)
-    static func appendPercentEscape(_ byte: UInt8, to buffer: inout [UInt8]) {
-        buffer.append(percent)
-        buffer.append(upperHexDigit(byte >> 4))
-        buffer.append(upperHexDigit(byte & 0x0F))
-    }
-
-    /// Percent-encodes every byte that is not unreserved (and, with `keepingSlash`, not `/`).
-    /// A `%` is encoded too: this is the "encode once more" step of the standard rules.
-    static func appendEncoding(_ bytes: UnsafeBufferPointer<UInt8>, keepingSlash: Bool, to buffer: inout [UInt8]) {
-        var runStart = 0
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if isUnreserved(byte) || (keepingSlash && byte == slash) {
-                index += 1
-                continue
-            }
-            if runStart < index { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
-            appendPercentEscape(byte, to: &buffer)
-            index += 1
-            runStart = index
-        }
-        if runStart < bytes.count { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
-    }
-
-    /// ``appendEncoding(_:keepingSlash:to:)`` for a string's UTF-8.
-    static func appendEncoding(_ text: String, keepingSlash: Bool, to buffer: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { appendEncoding($0, keepingSlash: keepingSlash, to: &buffer) }
-    }
-
     /// Writes already percent-encoded text in canonical form: each valid `%XX` escape is decoded
     /// and the byte re-encoded (so `%7E` becomes `~`, `%2f` becomes `%2F`), other reserved bytes
     /// are encoded, and a stray `%` becomes `%25`. Text that is already canonical comes out
@@ -129,23 +73,23 @@ enum SigV4Bytes {
         let count = bytes.count
         while index < count {
             let byte = bytes[index]
-            if isUnreserved(byte) || (keepingSlash && byte == slash) {
+            if PercentEncoding.isUnreserved(byte) || (keepingSlash && byte == slash) {
                 index += 1
                 continue
             }
             if runStart < index { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
-            if byte == percent, index + 2 < count, let high = hexValue(bytes[index + 1]),
-                let low = hexValue(bytes[index + 2])
+            if byte == percent, index + 2 < count, let high = PercentEncoding.hexValue(bytes[index + 1]),
+                let low = PercentEncoding.hexValue(bytes[index + 2])
             {
                 let decoded = high << 4 | low
-                if isUnreserved(decoded) {
+                if PercentEncoding.isUnreserved(decoded) {
                     buffer.append(decoded)
                 } else {
-                    appendPercentEscape(decoded, to: &buffer)
+                    PercentEncoding.appendEscape(decoded, to: &buffer)
                 }
                 index += 3
             } else {
-                appendPercentEscape(byte, to: &buffer)
+                PercentEncoding.appendEscape(byte, to: &buffer)
                 index += 1
             }
             runStart = index
@@ -281,7 +225,6 @@ enum SigV4Bytes {
 }
 
 /// The time of a signature in its two SigV4 forms: `20150830T123600Z` and the `20150830` date.
-/// Formatted by hand from the epoch: no calendar, no formatter, no clock read.
 struct SigV4Timestamp: Sendable, Hashable {
     /// `yyyyMMdd'T'HHmmss'Z'` in UTC.
     let amzDate: String
@@ -289,7 +232,7 @@ struct SigV4Timestamp: Sendable, Hashable {
     let day: String
 
     /// The latest second SigV4's four-digit year can express: 9999-12-31T23:59:59Z.
-    static let latestSecond: Int64 = 253_402_300_799
+    static let latestSecond: Int64 = AWSDate.latestSecond
 
     init(_ date: Date) throws {
         let interval = date.timeIntervalSince1970
@@ -301,45 +244,7 @@ struct SigV4Timestamp: Sendable, Hashable {
 
     /// - Precondition: `secondsSince1970` is in `0...latestSecond`.
     init(secondsSince1970 seconds: Int64) {
-        let days = seconds / 86_400
-        let secondOfDay = seconds - days * 86_400
-        // Civil date from a day count (proleptic Gregorian), after Howard Hinnant's algorithm.
-        let shifted = days + 719_468
-        let era = shifted / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        let hour = secondOfDay / 3_600
-        let minute = secondOfDay / 60 % 60
-        let second = secondOfDay % 60
-
-        func put(_ value: Int64, digits: Int, at offset: Int, into output: UnsafeMutableBufferPointer<UInt8>) {
-            var remaining = value
-            for position in stride(from: offset + digits - 1, through: offset, by: -1) {
-                output[position] = 0x30 &+ UInt8(truncatingIfNeeded: remaining % 10)
-                remaining /= 10
-            }
-        }
-        self.amzDate = String(unsafeUninitializedCapacity: 16) { output in
-            put(year, digits: 4, at: 0, into: output)
-            put(month, digits: 2, at: 4, into: output)
-            put(day, digits: 2, at: 6, into: output)
-            output[8] = 0x54  // T
-            put(hour, digits: 2, at: 9, into: output)
-            put(minute, digits: 2, at: 11, into: output)
-            put(second, digits: 2, at: 13, into: output)
-            output[15] = 0x5A  // Z
-            return 16
-        }
-        self.day = String(unsafeUninitializedCapacity: 8) { output in
-            put(year, digits: 4, at: 0, into: output)
-            put(month, digits: 2, at: 4, into: output)
-            put(day, digits: 2, at: 6, into: output)
-            return 8
-        }
+        self.amzDate = AWSDate.basic(seconds)
+        self.day = AWSDate.scopeDay(seconds)
     }
 }

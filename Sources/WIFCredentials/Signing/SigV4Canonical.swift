@@ -1,4 +1,5 @@
 import Crypto
+import WIFFoundation
 
 /// The pieces of a SigV4 signature, shared by the signer and by code that verifies incoming
 /// requests (a local S3 or STS endpoint recomputes the canonical request and compares signatures).
@@ -57,7 +58,7 @@ package enum SigV4Canonical {
 
     private static func appendEncodedPath(_ bytes: UnsafeBufferPointer<UInt8>, rules: SigV4Signer.Rules, to buffer: inout [UInt8]) {
         if rules.encodesPathTwice {
-            SigV4Bytes.appendEncoding(bytes, keepingSlash: true, to: &buffer)
+            PercentEncoding.append(bytes, keepingSlash: true, to: &buffer)
         } else {
             SigV4Bytes.appendCanonicalEncoding(bytes, keepingSlash: true, to: &buffer)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import WIFFoundation
 
 /// An HTTP request as SigV4 sees it: method, host, percent-encoded path and query, and headers.
 ///
@@ -124,7 +125,7 @@ public struct SigV4Request: Sendable, Hashable {
     public static func percentEncode(_ text: String, keepingSlashes: Bool) -> String {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(text.utf8.count + 8)
-        SigV4Bytes.appendEncoding(text, keepingSlash: keepingSlashes, to: &buffer)
+        PercentEncoding.append(text, keepingSlash: keepingSlashes, to: &buffer)
         return String(decoding: buffer, as: UTF8.self)
     }
 

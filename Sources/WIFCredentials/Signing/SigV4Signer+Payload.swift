@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WIFFoundation
 
 extension SigV4Signer {
     /// What a signature says about the request body: its SHA-256, or that it is not signed.
@@ -18,7 +19,7 @@ extension SigV4Signer {
                 self.isValid = true
             } else {
                 let utf8 = hashText.utf8
-                self.isValid = utf8.count == 64 && utf8.allSatisfy { SigV4Bytes.hexValue($0) != nil }
+                self.isValid = utf8.count == 64 && utf8.allSatisfy { PercentEncoding.hexValue($0) != nil }
             }
         }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WIFFoundation
 
 extension SigV4Signer {
     // MARK: Presigning
@@ -134,7 +135,7 @@ extension SigV4Signer {
     private static func percentEncoded(_ bytes: [UInt8]) -> String {
         var encoded: [UInt8] = []
         encoded.reserveCapacity(bytes.count + 16)
-        bytes.withUnsafeBufferPointer { SigV4Bytes.appendEncoding($0, keepingSlash: false, to: &encoded) }
+        bytes.withUnsafeBufferPointer { PercentEncoding.append($0, keepingSlash: false, to: &encoded) }
         return String(decoding: encoded, as: UTF8.self)
     }
 

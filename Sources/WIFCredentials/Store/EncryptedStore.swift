@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Logging
+import WIFHTTP
 
 /// One file holding secrets — refresh tokens, ID tokens, cached AWS credentials — encrypted with
 /// AES-256-GCM.
@@ -182,7 +183,7 @@ public struct EncryptedStore: Sendable, CustomStringConvertible {
     }
 
     /// A logger that discards everything: the default of every method.
-    public static let noLogger = Logger(label: "wif.store", factory: { _ in SwiftLogNoOpLogHandler() })
+    public static let noLogger = Logger.noop
 
     // MARK: Internals
 

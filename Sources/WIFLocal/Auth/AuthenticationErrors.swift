@@ -1,3 +1,5 @@
+import WIFFoundation
+
 /// The errors of request authentication, in the codes and messages of the service being called: S3
 /// answers in its own words (`InvalidAccessKeyId`, `RequestTimeTooSkewed`, `AuthorizationHeaderMalformed`…),
 /// STS and the other query-API services in theirs (`InvalidClientTokenId`, `SignatureDoesNotMatch` with
@@ -249,21 +251,21 @@ struct AuthenticationErrors: Sendable {
                 "RequestTimeTooSkewed", "The difference between the request time and the current time is too large.",
                 status: .forbidden,
                 details: [
-                    ("RequestTime", String(requestTimeText.prefix(64))), ("ServerTime", AWSTime.extended(now)),
+                    ("RequestTime", String(requestTimeText.prefix(64))), ("ServerTime", AWSDate.extended(now)),
                     ("MaxAllowedSkewMilliseconds", String(allowedSkew * 1000)),
                 ])
         }
         let minutes = allowedSkew % 60 == 0 ? "\(allowedSkew / 60) min." : "\(allowedSkew) sec."
-        let signed = AWSTime.basic(requestTime)
+        let signed = AWSDate.basic(requestTime)
         if requestTime < now {
             return AWSErrorResponse(
                 "SignatureDoesNotMatch",
-                "Signature expired: \(signed) is now earlier than \(AWSTime.basic(now - Int64(allowedSkew))) (\(AWSTime.basic(now)) - \(minutes))",
+                "Signature expired: \(signed) is now earlier than \(AWSDate.basic(now - Int64(allowedSkew))) (\(AWSDate.basic(now)) - \(minutes))",
                 status: .forbidden)
         }
         return AWSErrorResponse(
             "SignatureDoesNotMatch",
-            "Signature not yet current: \(signed) is still later than \(AWSTime.basic(now + Int64(allowedSkew))) (\(AWSTime.basic(now)) + \(minutes))",
+            "Signature not yet current: \(signed) is still later than \(AWSDate.basic(now + Int64(allowedSkew))) (\(AWSDate.basic(now)) + \(minutes))",
             status: .forbidden)
     }
 
@@ -271,14 +273,14 @@ struct AuthenticationErrors: Sendable {
     func presignExpired(expires: Int, expiry: Int64, now: Int64) -> AWSErrorResponse {
         AWSErrorResponse(
             "AccessDenied", "Request has expired", status: .forbidden,
-            details: [("X-Amz-Expires", String(expires)), ("Expires", AWSTime.extended(expiry)), ("ServerTime", AWSTime.extended(now))])
+            details: [("X-Amz-Expires", String(expires)), ("Expires", AWSDate.extended(expiry)), ("ServerTime", AWSDate.extended(now))])
     }
 
     /// A presigned URL used before its `X-Amz-Date`, beyond the allowed skew.
     func presignNotYetValid(date: Int64, now: Int64) -> AWSErrorResponse {
         AWSErrorResponse(
             "AccessDenied", "Request is not valid yet", status: .forbidden,
-            details: [("X-Amz-Date", AWSTime.basic(date)), ("ServerTime", AWSTime.extended(now))])
+            details: [("X-Amz-Date", AWSDate.basic(date)), ("ServerTime", AWSDate.extended(now))])
     }
 
     // MARK: Signature

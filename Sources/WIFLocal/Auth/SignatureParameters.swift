@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import WIFFoundation
 
 /// What a SigV4 request says about its own signature: who signed, for which scope and time, which
 /// headers, and the signature — read from the `Authorization` header or from a presigned URL's query.
@@ -89,12 +90,12 @@ struct SignatureParameters: Sendable {
     /// The signing time from `X-Amz-Date`, or from `Date` when there is none.
     private static func headerDate(_ request: Request, errors: AuthenticationErrors) throws(AWSErrorResponse) -> (String, String, Int64) {
         if let amzDate = request.headers[Self.dateHeader] {
-            guard let time = AWSTime.parseBasic(amzDate) else { throw errors.missingDate(presigned: false) }
+            guard let time = AWSDate.parseBasic(amzDate) else { throw errors.missingDate(presigned: false) }
             return (amzDate, amzDate, time)
         }
         if let date = request.headers[.date] {
-            guard let time = AWSTime.parseHTTPDate(date) else { throw errors.missingDate(presigned: false) }
-            return (date, AWSTime.basic(time), time)
+            guard let time = AWSDate.parseIMFFixdate(date) else { throw errors.missingDate(presigned: false) }
+            return (date, AWSDate.basic(time), time)
         }
         throw errors.missingDate(presigned: false)
     }
@@ -125,7 +126,7 @@ struct SignatureParameters: Sendable {
     static func fromQuery(_ query: Substring, errors: AuthenticationErrors) throws(AWSErrorResponse) -> SignatureParameters {
         var values: [String: String] = [:]
         var token: String?
-        for (name, value) in QueryString.parse(query, plusIsSpace: false) where name.hasPrefix("X-Amz-") {
+        for (name, value) in PercentEncoding.parameters(query, plusIsSpace: false) where name.hasPrefix("X-Amz-") {
             if name == "X-Amz-Security-Token" {
                 if token == nil { token = value }
             } else if values[name] == nil {
@@ -143,7 +144,7 @@ struct SignatureParameters: Sendable {
         let expiresText = values["X-Amz-Expires"]
         guard errors.isS3 == false || expiresText != nil else { throw errors.missingQueryParameters() }
         guard algorithm == Self.algorithm else { throw errors.unsupportedAlgorithm(algorithm, presigned: true) }
-        guard let time = AWSTime.parseBasic(amzDate) else { throw errors.missingDate(presigned: true) }
+        guard let time = AWSDate.parseBasic(amzDate) else { throw errors.missingDate(presigned: true) }
         var expires: Int?
         if let expiresText {
             guard let number = Int(expiresText), (0...604_800).contains(number) else { throw errors.invalidExpires(expiresText) }

@@ -1,5 +1,6 @@
 import Foundation
 import PolicyEngine
+import WIFFoundation
 
 extension LocalConfiguration {
     /// The stack that works with no configuration file: the bucket `wif-personal`, the five provider

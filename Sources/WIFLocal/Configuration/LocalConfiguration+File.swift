@@ -1,5 +1,6 @@
 import Foundation
 import PolicyEngine
+import WIFFoundation
 
 /// Configuration files.
 ///

@@ -1,4 +1,5 @@
 import PolicyEngine
+import WIFFoundation
 
 /// The `oauth` and `oauthClients` keys of configuration files, and their checks.
 ///

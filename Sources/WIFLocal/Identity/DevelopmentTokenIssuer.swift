@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PolicyEngine
+import WIFFoundation
 
 /// Issues development tokens shaped like each provider's real ones, signed or authenticated with the
 /// keys of the data directory so that the stack's ``TokenVerifier`` accepts them.

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import PolicyEngine
+import WIFFoundation
 
 /// The development OpenID Connect issuer's discovery endpoints.
 ///

@@ -3,6 +3,7 @@ import Foundation
 import JWTKit
 import Logging
 import WIFCredentials
+import WIFHTTP
 
 /// What a verified web-identity token says.
 struct VerifiedToken: Sendable {
@@ -282,10 +283,10 @@ struct TokenVerifier: Sendable {
 
     /// Fetches a JWKS over HTTP(S) with AsyncHTTPClient.
     static let fetchWithHTTPClient: JWKSFetcher = { url, logger throws(LocalStackError) in
-        let response: STSHTTPResponse
+        let response: TransportResponse
         do {
-            response = try await AsyncHTTPClientSTSTransport().send(
-                STSHTTPRequest(url: url, method: "GET", headers: [(name: "Accept", value: "application/json")], body: []),
+            response = try await AsyncHTTPClientTransport().send(
+                TransportRequest(url: url, method: "GET", headers: [(name: "Accept", value: "application/json")], body: []),
                 timeout: .seconds(5),
                 maximumBodyBytes: Self.maximumJWKSBytes,
                 logger: logger

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import PolicyEngine
+import WIFFoundation
 
 extension S3Service {
     /// `GET /`: every bucket of the account, if the caller may `s3:ListAllMyBuckets`.
@@ -20,7 +21,7 @@ extension S3Service {
         let body = try await self.collectSmallBody(call)
         let region = self.state.configuration.region
         if body.readableBytes > 0 {
-            let document = try S3XMLElement.parse(Array(buffer: body))
+            let document = try S3RequestXML.parse(Array(buffer: body))
             guard document.name == "CreateBucketConfiguration" else {
                 throw ObjectStoreError.malformedXML("the root element must be CreateBucketConfiguration, not \(document.name)")
             }
@@ -163,7 +164,7 @@ extension S3Service {
             throw AWSErrorResponse("InvalidRequest", "Missing required header for this request: Content-MD5")
         }
         let body = try await self.collectSmallBody(call)
-        let document = try S3XMLElement.parse(Array(buffer: body))
+        let document = try S3RequestXML.parse(Array(buffer: body))
         guard document.name == "Delete" else {
             throw ObjectStoreError.malformedXML("the root element must be Delete, not \(document.name)")
         }

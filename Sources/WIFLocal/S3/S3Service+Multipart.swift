@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import WIFFoundation
 
 extension S3Service {
     /// `POST /bucket/key?uploads`.
@@ -98,7 +99,7 @@ extension S3Service {
     ///   are more than 10000 parts.
     static func completedParts(_ bytes: [UInt8]) throws(AWSErrorResponse) -> [CompletedPart] {
         guard !bytes.isEmpty else { throw ObjectStoreError.malformedXML("the request has no CompleteMultipartUpload body") }
-        let document = try S3XMLElement.parse(bytes)
+        let document = try S3RequestXML.parse(bytes)
         guard document.name == "CompleteMultipartUpload" else {
             throw ObjectStoreError.malformedXML("the root element must be CompleteMultipartUpload, not \(document.name)")
         }

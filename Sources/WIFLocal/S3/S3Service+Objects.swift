@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import PolicyEngine
+import WIFFoundation
 
 extension S3Service {
     /// `PUT /bucket/key`: streams the body to the store, which keeps it only once it is complete and matches
@@ -71,7 +72,7 @@ extension S3Service {
         case .notModified:
             var response = Response(status: .notModified)
             response.headers[.eTag] = info.etag
-            response.headers[.lastModified] = S3Dates.rfc1123(info.lastModified)
+            response.headers[.lastModified] = AWSDate.httpDate(AWSDate.seconds(info.lastModified))
             return response
         case .preconditionFailed(let condition):
             throw S3Errors.preconditionFailed(condition)
@@ -109,7 +110,7 @@ extension S3Service {
     static func objectHeaders(_ info: ObjectInfo, query: S3Query, into headers: inout HTTPFields) {
         let attributes = info.attributes
         headers[.eTag] = info.etag
-        headers[.lastModified] = S3Dates.rfc1123(info.lastModified)
+        headers[.lastModified] = AWSDate.httpDate(AWSDate.seconds(info.lastModified))
         headers[S3Headers.acceptRanges] = "bytes"
         headers[.contentType] = query["response-content-type"] ?? attributes.contentType ?? "binary/octet-stream"
         let optional: [(HTTPField.Name, String?, String)] = [
@@ -249,12 +250,12 @@ enum S3Conditions {
         let current = Int64(now.timeIntervalSince1970.rounded(.down))
         if let ifMatch = headers[.ifMatch] {
             if !Self.etagList(ifMatch, matches: etag) { return .preconditionFailed("If-Match") }
-        } else if let text = headers[.ifUnmodifiedSince], let date = S3Dates.parseHTTPDate(text), date <= current, modified > date {
+        } else if let text = headers[.ifUnmodifiedSince], let date = AWSDate.parseHTTPDateOrISO8601(text), date <= current, modified > date {
             return .preconditionFailed("If-Unmodified-Since")
         }
         if let ifNoneMatch = headers[.ifNoneMatch] {
             if Self.etagList(ifNoneMatch, matches: etag) { return .notModified }
-        } else if let text = headers[.ifModifiedSince], let date = S3Dates.parseHTTPDate(text), date <= current, modified <= date {
+        } else if let text = headers[.ifModifiedSince], let date = AWSDate.parseHTTPDateOrISO8601(text), date <= current, modified <= date {
             return .notModified
         }
         return .proceed
@@ -267,7 +268,7 @@ enum S3Conditions {
         let current = Int64(now.timeIntervalSince1970.rounded(.down))
         let ifMatch = header("x-amz-copy-source-if-match")
         if let ifMatch, !Self.etagList(ifMatch, matches: etag) { return .preconditionFailed("x-amz-copy-source-If-Match") }
-        if ifMatch == nil, let text = header("x-amz-copy-source-if-unmodified-since"), let date = S3Dates.parseHTTPDate(text),
+        if ifMatch == nil, let text = header("x-amz-copy-source-if-unmodified-since"), let date = AWSDate.parseHTTPDateOrISO8601(text),
             modified > date
         {
             return .preconditionFailed("x-amz-copy-source-If-Unmodified-Since")
@@ -276,7 +277,7 @@ enum S3Conditions {
         if let ifNoneMatch, Self.etagList(ifNoneMatch, matches: etag) {
             return .preconditionFailed("x-amz-copy-source-If-None-Match")
         }
-        if ifNoneMatch == nil, let text = header("x-amz-copy-source-if-modified-since"), let date = S3Dates.parseHTTPDate(text),
+        if ifNoneMatch == nil, let text = header("x-amz-copy-source-if-modified-since"), let date = AWSDate.parseHTTPDateOrISO8601(text),
             date <= current, modified <= date
         {
             return .preconditionFailed("x-amz-copy-source-If-Modified-Since")

@@ -1,4 +1,5 @@
 import Foundation
+import WIFFoundation
 
 /// The XML documents of S3 responses, in the `http://s3.amazonaws.com/doc/2006-03-01/` namespace.
 enum S3XML {
@@ -32,7 +33,7 @@ enum S3XML {
         for bucket in buckets {
             xml.open("Bucket")
             xml.element("Name", bucket.name)
-            xml.element("CreationDate", S3Dates.iso8601(bucket.creationDate))
+            xml.element("CreationDate", AWSDate.extendedWithMilliseconds(AWSDate.milliseconds(bucket.creationDate)))
             xml.close("Bucket")
         }
         xml.close("Buckets")
@@ -66,7 +67,7 @@ enum S3XML {
         for object in result.objects {
             xml.open("Contents")
             xml.element("Key", Self.encode(object.key, echo))
-            xml.element("LastModified", S3Dates.iso8601(object.lastModified))
+            xml.element("LastModified", AWSDate.extendedWithMilliseconds(AWSDate.milliseconds(object.lastModified)))
             xml.element("ETag", object.etag)
             xml.element("Size", String(object.size))
             if echo.fetchOwner { Self.owner(owner, into: &xml) }
@@ -168,7 +169,7 @@ enum S3XML {
         for part in result.parts {
             xml.open("Part")
             xml.element("PartNumber", String(part.partNumber))
-            xml.element("LastModified", S3Dates.iso8601(part.lastModified))
+            xml.element("LastModified", AWSDate.extendedWithMilliseconds(AWSDate.milliseconds(part.lastModified)))
             xml.element("ETag", part.etag)
             xml.element("Size", String(part.size))
             xml.close("Part")
@@ -199,7 +200,7 @@ enum S3XML {
             Self.owner(owner, element: "Initiator", into: &xml)
             Self.owner(owner, into: &xml)
             xml.element("StorageClass", "STANDARD")
-            xml.element("Initiated", S3Dates.iso8601(upload.initiated))
+            xml.element("Initiated", AWSDate.extendedWithMilliseconds(AWSDate.milliseconds(upload.initiated)))
             xml.close("Upload")
         }
         xml.close("ListMultipartUploadsResult")
@@ -237,7 +238,7 @@ enum S3XML {
     /// `CopyObjectResult`.
     static func copyObjectResult(etag: String, lastModified: Date) -> String {
         var xml = Self.open("CopyObjectResult")
-        xml.element("LastModified", S3Dates.iso8601(lastModified))
+        xml.element("LastModified", AWSDate.extendedWithMilliseconds(AWSDate.milliseconds(lastModified)))
         xml.element("ETag", etag)
         xml.close("CopyObjectResult")
         return xml.document
@@ -246,7 +247,7 @@ enum S3XML {
     /// `CopyPartResult`.
     static func copyPartResult(etag: String, lastModified: Date) -> String {
         var xml = Self.open("CopyPartResult")
-        xml.element("LastModified", S3Dates.iso8601(lastModified))
+        xml.element("LastModified", AWSDate.extendedWithMilliseconds(AWSDate.milliseconds(lastModified)))
         xml.element("ETag", etag)
         xml.close("CopyPartResult")
         return xml.document

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import WIFFoundation
 
 /// The parameters of an STS query-API call: those of the URL's query, then those of an
 /// `application/x-www-form-urlencoded` body. The first value of a name wins.
@@ -12,9 +13,9 @@ struct STSParameters: Sendable {
     ///   - body: The body as received.
     init(request: Request, body: ByteBuffer) {
         let query = RequestAuthenticator.split(request.head.path ?? "/").query
-        if !query.isEmpty { self.add(QueryString.parse(query, plusIsSpace: true)) }
+        if !query.isEmpty { self.add(PercentEncoding.parameters(query, plusIsSpace: true)) }
         if body.readableBytes > 0, Self.isForm(request.headers[.contentType]) {
-            self.add(QueryString.parse(String(buffer: body), plusIsSpace: true))
+            self.add(PercentEncoding.parameters(String(buffer: body), plusIsSpace: true))
         }
     }
 

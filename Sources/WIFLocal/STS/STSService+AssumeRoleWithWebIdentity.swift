@@ -1,5 +1,6 @@
 import Hummingbird
 import PolicyEngine
+import WIFFoundation
 
 extension STSService {
     /// The checked parameters of an `AssumeRoleWithWebIdentity` call.
@@ -92,7 +93,7 @@ extension STSService {
             xml.open("Credentials")
             xml.element("SessionToken", token)
             xml.element("SecretAccessKey", issued.secretAccessKey)
-            xml.element("Expiration", AWSTime.extended(issued.expiresAt))
+            xml.element("Expiration", AWSDate.extended(issued.expiresAt))
             xml.element("AccessKeyId", issued.accessKeyId)
             xml.close("Credentials")
             if let packed = call.packedPolicySize { xml.element("PackedPolicySize", String(packed)) }

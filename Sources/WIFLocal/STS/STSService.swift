@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import WIFFoundation
 
 /// The local STS: `AssumeRoleWithWebIdentity` (unsigned, form POST or GET query) and `GetCallerIdentity`
 /// (signed with SigV4 for `sts`), in the query API of version 2011-06-15, answering with AWS's XML

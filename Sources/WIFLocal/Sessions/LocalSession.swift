@@ -1,5 +1,6 @@
 import Foundation
 import PolicyEngine
+import WIFFoundation
 
 /// Who a verified web-identity token says the user is, in a form that can be sealed into a session token
 /// and turned back into PolicyEngine's ``PolicyEngine/WebIdentity``.

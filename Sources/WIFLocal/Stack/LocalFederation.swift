@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WIFHTTP
 
 /// What a development user federates into under a stack's configuration, and the development tokens
 /// that get them there.
@@ -27,7 +28,7 @@ public struct LocalFederation: Sendable {
     ///   - configuration: The stack's configuration; it is checked first.
     ///   - logger: Where to log.
     /// - Throws: ``LocalStackError`` when the configuration is invalid or the data directory unusable.
-    public init(configuration: LocalConfiguration, logger: Logger = Logger(label: "wif.local", factory: { _ in SwiftLogNoOpLogHandler() })) throws(LocalStackError) {
+    public init(configuration: LocalConfiguration, logger: Logger = .noop) throws(LocalStackError) {
         try configuration.validate()
         try self.init(state: try LocalState(configuration: configuration, logger: logger))
     }

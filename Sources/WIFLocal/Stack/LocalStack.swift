@@ -4,6 +4,8 @@ import NIOCore
 import ServiceLifecycle
 import Synchronization
 import WIFCredentials
+import WIFFoundation
+import WIFHTTP
 
 /// The local federation stack: one HTTP server on loopback that is at once a development OpenID Connect
 /// issuer, STS and S3, enforcing tokens, signatures and policies as AWS does.
@@ -47,23 +49,23 @@ public enum LocalStack {
         body: (LocalEndpoint) async throws -> T
     ) async throws -> T {
         let prepared = try Self.prepare(configuration, logger: logger, timeSource: timeSource)
-        let signal = StartupSignal()
+        let signal = RefreshPromise<Int>()
         let group = prepared.serviceGroup(stopsOnSignals: false, logger: logger) { port in
-            signal.resolve(.success(port))
+            signal.complete(with: .success(port))
         }
         return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { tasks in
             tasks.addTask {
                 do {
                     try await group.run()
                 } catch {
-                    signal.resolve(.failure(error))
+                    signal.complete(with: .failure(error))
                     throw error
                 }
-                signal.resolve(.failure(LocalStackError("the server stopped before it was ready")))
+                signal.complete(with: .failure(LocalStackError("the server stopped before it was ready")))
             }
             let port: Int
             do {
-                port = try await signal.wait()
+                port = try await signal.value()
             } catch {
                 tasks.cancelAll()
                 while let _ = try? await tasks.next() {}
@@ -110,7 +112,7 @@ public enum LocalStack {
     }
 
     /// A logger that discards everything, the default of libraries.
-    public static let silentLogger = Logger(label: "wif.local", factory: { _ in SwiftLogNoOpLogHandler() })
+    public static let silentLogger = Logger.noop
 
     /// - Parameter timeSource: An injected clock, or `nil` for the system clock.
     private static func prepare(
@@ -171,40 +173,5 @@ private struct PreparedStack: Sendable {
     func bindError(_ error: any Error) -> any Error {
         if error is LocalStackError || error is CancellationError { return error }
         return LocalStackError("cannot listen on \(self.address): \(error)")
-    }
-}
-
-/// Hands the bound port from the server's start-up callback to the task waiting for it, or the error
-/// that stopped the server first. The first outcome wins.
-private final class StartupSignal: Sendable {
-    private enum State {
-        case waiting(CheckedContinuation<Int, any Error>?)
-        case resolved(Result<Int, any Error>)
-    }
-
-    private let state = Mutex<State>(.waiting(nil))
-
-    func resolve(_ outcome: Result<Int, any Error>) {
-        let continuation: CheckedContinuation<Int, any Error>? = self.state.withLock { state in
-            guard case .waiting(let continuation) = state else { return nil }
-            state = .resolved(outcome)
-            return continuation
-        }
-        continuation?.resume(with: outcome)
-    }
-
-    func wait() async throws -> Int {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
-            let outcome: Result<Int, any Error>? = self.state.withLock { state in
-                switch state {
-                case .waiting:
-                    state = .waiting(continuation)
-                    return nil
-                case .resolved(let outcome):
-                    return outcome
-                }
-            }
-            if let outcome { continuation.resume(with: outcome) }
-        }
     }
 }

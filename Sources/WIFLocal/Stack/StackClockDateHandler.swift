@@ -2,6 +2,7 @@ import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
 import WIFCredentials
+import WIFFoundation
 
 /// Puts the stack's own clock in the `Date` header of every response, in place of the wall clock the
 /// HTTP server writes there.
@@ -25,7 +26,7 @@ final class StackClockDateHandler: ChannelOutboundHandler, RemovableChannelHandl
             context.write(data, promise: promise)
             return
         }
-        response.headerFields[.date] = S3Dates.rfc1123(self.timeSource.now())
+        response.headerFields[.date] = AWSDate.httpDate(AWSDate.seconds(self.timeSource.now()))
         context.write(self.wrapOutboundOut(.head(response)), promise: promise)
     }
 }

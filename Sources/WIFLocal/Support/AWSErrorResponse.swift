@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import WIFFoundation
 
 /// An error answer in AWS's shape: a code such as `AccessDenied` or `InvalidIdentityToken`, a message, and an
 /// HTTP status. STS writes it as an `ErrorResponse` document, S3 as an `Error` document.
@@ -80,55 +81,6 @@ extension Response {
         headers[HTTPField.Name("x-amz-request-id")!] = requestId
         headers[HTTPField.Name("x-amzn-RequestId")!] = requestId
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
-    }
-}
-
-/// A small writer for the XML documents of AWS responses.
-struct XMLWriter: Sendable {
-    private(set) var document: String
-
-    init(declaration: Bool = true) {
-        self.document = declaration ? "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" : ""
-    }
-
-    mutating func open(_ name: String, attributes: [(String, String)] = []) {
-        self.document += "<" + name
-        for (key, value) in attributes { self.document += " \(key)=\"\(Self.escape(value))\"" }
-        self.document += ">"
-    }
-
-    mutating func close(_ name: String) {
-        self.document += "</" + name + ">"
-    }
-
-    mutating func element(_ name: String, _ value: String) {
-        self.document += "<\(name)>\(Self.escape(value))</\(name)>"
-    }
-
-    /// Escapes text for an element or attribute.
-    static func escape(_ text: String) -> String {
-        var needsEscape = false
-        for byte in text.utf8 where byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
-            || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") || byte < 0x20 {
-            needsEscape = true
-            break
-        }
-        guard needsEscape else { return text }
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count + 16)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&apos;"
-            case "\t", "\n", "\r": escaped += "&#\(scalar.value);"
-            default:
-                if scalar.value < 0x20 { escaped += "&#\(scalar.value);" } else { escaped.unicodeScalars.append(scalar) }
-            }
-        }
-        return escaped
     }
 }
 

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PolicyEngine
+import WIFFoundation
 
 @Suite("JSON reader")
 struct JSONParserTests {

@@ -6,60 +6,6 @@ import Testing
 
 @Suite("S3 XML documents and error answers")
 struct S3XMLTests {
-    static func parse(_ text: String) throws -> S3XMLElement {
-        try S3XMLElement.parse(Array(text.utf8))
-    }
-
-    @Test("elements, text, entities, character references, CDATA, comments and namespaces")
-    func parsing() throws {
-        let root = try Self.parse("""
-            <?xml version="1.0" encoding="UTF-8"?>
-            <!-- a comment -->
-            <s3:ListBucketResult xmlns:s3="http://s3.amazonaws.com/doc/2006-03-01/">
-              <Name attr="a>b/c">bucket</Name>
-              <Contents><Key>  a &amp; b &lt;c&gt; &quot;d&quot; &apos;e&apos; &#233;&#x1F408;</Key></Contents>
-              <Contents><Key><![CDATA[<raw & text>]]></Key><Empty/></Contents>
-            </s3:ListBucketResult>
-            """)
-        #expect(root.name == "ListBucketResult")
-        #expect(root.text("Name") == "bucket")
-        let contents = root.children("Contents")
-        #expect(contents.count == 2)
-        #expect(contents[0].text("Key") == "  a & b <c> \"d\" 'e' é🐈")
-        #expect(contents[1].text("Key") == "<raw & text>")
-        #expect(contents[1].child("Empty")?.text == "")
-        #expect(root.first("Key")?.text == contents[0].text("Key"))
-    }
-
-    @Test("malformed documents are refused with a reason", arguments: [
-        ("", "no element"),
-        ("<a><b></a>", "</a> closes <b>"),
-        ("<a>", "ends inside <a>"),
-        ("<a></a><b></b>", "more than one root"),
-        ("text<a/>", "text outside the root"),
-        ("<a>&unknown;</a>", "unknown entity"),
-        ("<a>&#xD800;</a>", "not a character"),
-        ("<a>&amp</a>", "unterminated"),
-        ("<!DOCTYPE a [<!ENTITY x \"y\">]><a>&x;</a>", "internal subset"),
-        ("<a><!-- never closed </a>", "before '-->'"),
-        ("<a b=\"unterminated></a>", "not closed"),
-        (String(repeating: "<a>", count: 70) + String(repeating: "</a>", count: 70), "deeper than 64"),
-    ])
-    func malformed(text: String, reason: String) {
-        let failure = #expect(throws: S3XMLElement.ParseFailure.self) { try Self.parse(text) }
-        #expect(failure?.reason.contains(reason) == true, "\(failure?.reason ?? "")")
-    }
-
-    @Test("keys are escaped for request documents so that they survive parsing")
-    func writerRoundTrip() throws {
-        let keys = ["plain", "a&b<c>\"d\"'e'", "line\nbreak\r\ttab", "nul\u{0}del\u{7F}", "ünï 🐈"]
-        for key in keys {
-            let escaped = S3XMLWriter.escape(key)
-            #expect(!escaped.unicodeScalars.contains { NameRules.isControl($0) })
-            let parsed = try Self.parse("<Key>\(escaped)</Key>")
-            #expect(parsed.text == key)
-        }
-    }
 
     // MARK: Error answers
 
@@ -167,23 +113,4 @@ struct S3XMLTests {
         #expect(error?.message.contains(fragment) == true, "\(error?.message ?? "")")
     }
 
-    @Test("HTTP and ISO 8601 dates", arguments: [
-        ("Sun, 06 Nov 1994 08:49:37 GMT", 784_111_777.0), ("Thu, 01 Jan 1970 00:00:00 GMT", 0), ("Tue, 29 Feb 2028 23:59:59 GMT", 1_835_481_599),
-    ])
-    func httpDates(text: String, seconds: Double) {
-        #expect(S3Dates.parseHTTPDate(text) == Date(timeIntervalSince1970: seconds))
-    }
-
-    @Test("malformed dates are nil", arguments: ["", "yesterday", "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT", "2024-13-01T00:00:00Z", "2024-01-01T00:00:00", "2024-01-01T00:00:00.Z"])
-    func badDates(text: String) {
-        #expect(S3Dates.parseHTTPDate(text) == nil)
-        #expect(S3Dates.parseISO8601(text) == nil)
-    }
-
-    @Test("ISO 8601 dates with and without fractions")
-    func isoDates() {
-        #expect(S3Dates.parseISO8601("2009-10-12T17:50:30.000Z") == Date(timeIntervalSince1970: 1_255_369_830))
-        #expect(S3Dates.parseISO8601("2009-10-12T17:50:30Z") == Date(timeIntervalSince1970: 1_255_369_830))
-        #expect(S3Dates.parseISO8601("1969-12-31T23:59:59.5Z") == Date(timeIntervalSince1970: -0.5))
-    }
 }

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import WIFFoundation
 
 /// An HTTP/1.1 server on a loopback port whose answers a closure decides, including broken ones: a
 /// body cut short after its headers promised more, or a connection closed without an answer.

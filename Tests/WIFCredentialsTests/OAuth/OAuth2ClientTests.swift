@@ -3,6 +3,7 @@ import Logging
 import Testing
 
 @testable import WIFCredentials
+import WIFHTTP
 
 @Suite struct OAuth2ClientTests {
     let clock = STSTestClock()
@@ -200,13 +201,13 @@ import Testing
         (OAuthTestIssuer.error(401, "invalid_client", "bad secret"), .oauth, .none),
         (OAuthTestIssuer.error(503, "temporarily_unavailable", "later"), .oauth, .retryWithBackoff),
         (OAuthTestIssuer.error(400, "server_error", "oops"), .oauth, .retryWithBackoff),
-        (OAuth2HTTPResponse(status: 502, body: Array("<html>Bad gateway</html>".utf8)), .malformedResponse, .retryWithBackoff),
+        (TransportResponse(status: 502, body: Array("<html>Bad gateway</html>".utf8)), .malformedResponse, .retryWithBackoff),
         (OAuthTestIssuer.json(500, #"{"message":"no"}"#), .malformedResponse, .retryWithBackoff),
         (OAuthTestIssuer.json(200, #"{"token_type":"Bearer"}"#), .malformedResponse, .retryWithBackoff),
         (OAuthTestIssuer.error(400, "invalid_grant", "gone"), .signInRequired, .none),
     ])
     func tokenEndpointAnswersMapToErrors(
-        answer: OAuth2HTTPResponse, code: WIFCredentialsError.Code, recovery: WIFCredentialsError.Recovery
+        answer: TransportResponse, code: WIFCredentialsError.Code, recovery: WIFCredentialsError.Recovery
     ) async throws {
         let client = try self.client()
         let tokens = try await self.issuer.signIn(client: client)
@@ -234,8 +235,8 @@ import Testing
     }
 
     @Test func anUnreachableIssuerIsANetworkError() async throws {
-        struct Down: OAuth2Transport {
-            func send(_ request: OAuth2HTTPRequest, timeout: Duration, maximumBodyBytes: Int, logger: Logger) async throws -> OAuth2HTTPResponse {
+        struct Down: HTTPTransport {
+            func send(_ request: TransportRequest, timeout: Duration, maximumBodyBytes: Int, logger: Logger) async throws -> TransportResponse {
                 throw URLError(.cannotConnectToHost)
             }
         }

@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import WIFCredentials
+import WIFHTTP
 
 /// An OAuth 2.0 / OpenID Connect issuer in memory, reached through the client's transport seam: it
 /// serves discovery and a JWKS, issues codes with PKCE, rotates refresh tokens with reuse detection,
@@ -12,7 +13,7 @@ import Testing
 ///
 /// Tests can queue raw answers for the token endpoint, hold token requests at a gate, and read what
 /// was asked.
-final class OAuthTestIssuer: OAuth2Transport {
+final class OAuthTestIssuer: HTTPTransport {
     static let issuer = "https://issuer.test"
     static let clientId = "test-client"
     static let keyId = "key-1"
@@ -40,8 +41,8 @@ final class OAuthTestIssuer: OAuth2Transport {
         var nextSerial = 0
         var devices: [String: DeviceState] = [:]
         var deviceScript: [String] = []
-        var scripted: [OAuth2HTTPResponse] = []
-        var requests: [OAuth2HTTPRequest] = []
+        var scripted: [TransportResponse] = []
+        var requests: [TransportRequest] = []
         var jwksFetches = 0
         var refreshGrants = 0
         var revocations: [(token: String, hint: String?)] = []
@@ -75,7 +76,7 @@ final class OAuthTestIssuer: OAuth2Transport {
         try OAuth2Client(configuration: configuration, transport: self, timeSource: timeSource)
     }
 
-    var requests: [OAuth2HTTPRequest] { self.state.withLock { $0.requests } }
+    var requests: [TransportRequest] { self.state.withLock { $0.requests } }
     var refreshGrants: Int { self.state.withLock { $0.refreshGrants } }
     var jwksFetches: Int { self.state.withLock { $0.jwksFetches } }
 
@@ -84,7 +85,7 @@ final class OAuthTestIssuer: OAuth2Transport {
         self.requests.filter { $0.url.path == path }.map { OAuth2FormDecoding.parameters(Substring(String(decoding: $0.body, as: UTF8.self))) ?? [:] }
     }
 
-    func script(_ responses: OAuth2HTTPResponse...) {
+    func script(_ responses: TransportResponse...) {
         self.state.withLock { $0.scripted.append(contentsOf: responses) }
     }
 
@@ -179,7 +180,7 @@ final class OAuthTestIssuer: OAuth2Transport {
 
     // MARK: Transport
 
-    func send(_ request: OAuth2HTTPRequest, timeout: Duration, maximumBodyBytes: Int, logger: Logger) async throws -> OAuth2HTTPResponse {
+    func send(_ request: TransportRequest, timeout: Duration, maximumBodyBytes: Int, logger: Logger) async throws -> TransportResponse {
         let gate = self.state.withLock { state -> Gate? in
             state.requests.append(request)
             return request.url.path == "/token" ? state.gate : nil
@@ -218,13 +219,13 @@ final class OAuthTestIssuer: OAuth2Transport {
                 state.revocations.append((form["token"] ?? "", form["token_type_hint"]))
                 if let entry = state.refreshTokens[form["token"] ?? ""] { state.revokedFamilies.insert(entry.family) }
             }
-            return OAuth2HTTPResponse(status: 200, body: [])
+            return TransportResponse(status: 200, body: [])
         default:
             return Self.json(404, #"{"error":"not_found"}"#)
         }
     }
 
-    private func token(_ form: [String: String]) -> OAuth2HTTPResponse {
+    private func token(_ form: [String: String]) -> TransportResponse {
         guard form["client_id"] == Self.clientId else { return Self.error(401, "invalid_client", "unknown client") }
         switch form["grant_type"] {
         case "authorization_code":
@@ -276,10 +277,10 @@ final class OAuthTestIssuer: OAuth2Transport {
 
     private enum RefreshOutcome {
         case success(Int, String)
-        case failure(OAuth2HTTPResponse)
+        case failure(TransportResponse)
     }
 
-    private func issue(subject: String, nonce: String?, family: Int?) -> OAuth2HTTPResponse {
+    private func issue(subject: String, nonce: String?, family: Int?) -> TransportResponse {
         let (refreshToken, omitIDToken, nonceOverride) = self.state.withLock { state -> (String?, Bool, String??) in
             let override = state.nextNonceOverride
             state.nextNonceOverride = nil
@@ -301,16 +302,16 @@ final class OAuthTestIssuer: OAuth2Transport {
         ]
         if !omitIDToken { object["id_token"] = self.idToken(subject: subject, nonce: nonceOverride ?? nonce) }
         if let refreshToken { object["refresh_token"] = refreshToken }
-        return OAuth2HTTPResponse(
+        return TransportResponse(
             status: 200, headers: [("Content-Type", "application/json")],
             body: Array((try? JSONSerialization.data(withJSONObject: object)) ?? Data()))
     }
 
-    static func json(_ status: Int, _ text: String) -> OAuth2HTTPResponse {
-        OAuth2HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: Array(text.utf8))
+    static func json(_ status: Int, _ text: String) -> TransportResponse {
+        TransportResponse(status: status, headers: [("Content-Type", "application/json")], body: Array(text.utf8))
     }
 
-    static func error(_ status: Int, _ code: String, _ description: String) -> OAuth2HTTPResponse {
+    static func error(_ status: Int, _ code: String, _ description: String) -> TransportResponse {
         Self.json(status, #"{"error":"\#(code)","error_description":"\#(description)"}"#)
     }
 }

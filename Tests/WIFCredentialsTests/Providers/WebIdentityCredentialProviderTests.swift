@@ -3,10 +3,11 @@ import Logging
 import Synchronization
 import Testing
 @testable import WIFCredentials
+import WIFHTTP
 
 /// An STS stand-in: records each request's form parameters and answers with the next scripted reply,
 /// or with fresh credentials valid for an hour on the test clock.
-final class WebIdentityFakeSTS: STSTransport {
+final class WebIdentityFakeSTS: HTTPTransport {
     enum Reply: Sendable {
         case credentials(accessKeyId: String)
         case error(code: String, status: Int)
@@ -45,7 +46,7 @@ final class WebIdentityFakeSTS: STSTransport {
         for continuation in waiting { continuation.resume() }
     }
 
-    func send(_ request: STSHTTPRequest, timeout: Duration, maximumBodyBytes: Int, logger: Logger) async throws -> STSHTTPResponse {
+    func send(_ request: TransportRequest, timeout: Duration, maximumBodyBytes: Int, logger: Logger) async throws -> TransportResponse {
         var components = URLComponents()
         components.percentEncodedQuery = String(decoding: request.body, as: UTF8.self)
         var parameters: [String: String] = [:]
@@ -86,7 +87,7 @@ final class WebIdentityFakeSTS: STSTransport {
                   <ResponseMetadata><RequestId>req-\(accessKeyId)</RequestId></ResponseMetadata>
                 </AssumeRoleWithWebIdentityResponse>
                 """
-            return STSHTTPResponse(status: 200, body: Array(body.utf8))
+            return TransportResponse(status: 200, body: Array(body.utf8))
         case .error(let code, let status):
             let body = """
                 <ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
@@ -94,7 +95,7 @@ final class WebIdentityFakeSTS: STSTransport {
                   <RequestId>req-error</RequestId>
                 </ErrorResponse>
                 """
-            return STSHTTPResponse(status: status, body: Array(body.utf8))
+            return TransportResponse(status: status, body: Array(body.utf8))
         }
     }
 }

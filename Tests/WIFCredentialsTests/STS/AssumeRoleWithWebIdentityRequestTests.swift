@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import WIFCredentials
+import WIFFoundation
 
 @Suite struct AssumeRoleWithWebIdentityRequestTests {
     struct InvalidCase: Sendable, CustomTestStringConvertible {
@@ -167,11 +168,11 @@ import Testing
         for value in 0x20...0x7E {
             all.unicodeScalars.append(Unicode.Scalar(UInt8(value)))
         }
-        let encoded = STSFormEncoding.percentEncode(all)
+        let encoded = PercentEncoding.encode(all)
         let kept = encoded.split(separator: "%", omittingEmptySubsequences: false).enumerated().map { index, part in index == 0 ? part : part.dropFirst(2) }.joined()
         #expect(kept == "-.0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz~")
-        #expect(STSFormEncoding.percentEncode(" ") == "%20")
-        #expect(STSFormEncoding.percentEncode("ü") == "%C3%BC")
+        #expect(PercentEncoding.encode(" ") == "%20")
+        #expect(PercentEncoding.encode("ü") == "%C3%BC")
         #expect(encoded.removingPercentEncoding == all)
     }
 }

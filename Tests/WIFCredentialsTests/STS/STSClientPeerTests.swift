@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import Testing
+import WIFFoundation
+import WIFHTTP
 
 @testable import WIFCredentials
 
@@ -93,7 +95,7 @@ import Darwin
     @Test(.enabled(if: MotoServer.isAvailable, MotoServer.skipReason), .timeLimit(.minutes(2)))
     func federatedCredentialsSignS3RequestsMotoAccepts() async throws {
         try await MotoServer.withServer { server in
-            let http = AsyncHTTPClientSTSTransport()
+            let http = AsyncHTTPClientTransport()
             // With authentication still off, moto takes any signature and routes by its scope: set up
             // the role the session will act as, with an inline policy allowing S3.
             let setup = SigV4Signer(
@@ -107,7 +109,7 @@ import Darwin
                 [("Action", "CreateRole"), ("Version", "2010-05-08"), ("RoleName", Self.roleName), ("AssumeRolePolicyDocument", trust)],
                 [("Action", "PutRolePolicy"), ("Version", "2010-05-08"), ("RoleName", Self.roleName), ("PolicyName", "s3"), ("PolicyDocument", allowS3)],
             ] {
-                let body = Array(STSFormEncoding.encode(form.map { (name: $0.0, value: $0.1) }).utf8)
+                let body = Array(PercentEncoding.form(form.map { (name: $0.0, value: $0.1) }).utf8)
                 let response = try await Self.send(
                     http, "POST", server.endpoint, body: body,
                     headers: [.init("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")], signer: setup
@@ -159,19 +161,19 @@ import Darwin
 
     /// Sends one request over HTTP, signed when a signer is given.
     static func send(
-        _ transport: AsyncHTTPClientSTSTransport,
+        _ transport: AsyncHTTPClientTransport,
         _ method: String,
         _ url: URL,
         body: [UInt8],
         headers: [SigV4Request.Header] = [],
         signer: SigV4Signer?
-    ) async throws -> STSHTTPResponse {
+    ) async throws -> TransportResponse {
         var request = try SigV4Request(method: method, url: url, headers: headers)
         if let signer {
             try signer.sign(&request, payload: .bytes(body), date: Date())
         }
         return try await transport.send(
-            STSHTTPRequest(url: url, method: method, headers: request.headers.map { (name: $0.name, value: $0.value) }, body: body),
+            TransportRequest(url: url, method: method, headers: request.headers.map { (name: $0.name, value: $0.value) }, body: body),
             timeout: .seconds(30),
             maximumBodyBytes: 1 << 20,
             logger: Logger.noop

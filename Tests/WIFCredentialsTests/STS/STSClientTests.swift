@@ -3,6 +3,8 @@ import Logging
 import Testing
 
 @testable import WIFCredentials
+import WIFHTTP
+import WIFFoundation
 
 @Suite struct STSClientTests {
     static let token = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2ln+bmF0/dXJl="
@@ -180,8 +182,8 @@ import Testing
         ("InternalFailure 500", .response(STSFixtures.errorResponse(code: "InternalFailure", status: 500))),
         ("unknown code with 503", .response(STSFixtures.errorResponse(code: "SomethingNew", status: 503))),
         ("429", .response(STSFixtures.errorResponse(code: "TooManyRequests", status: 429))),
-        ("HTML 502", .response(STSHTTPResponse(status: 502, body: Array("<!DOCTYPE html><p>bad gateway</p>".utf8)))),
-        ("empty 200", .response(STSHTTPResponse(status: 200, body: []))),
+        ("HTML 502", .response(TransportResponse(status: 502, body: Array("<!DOCTYPE html><p>bad gateway</p>".utf8)))),
+        ("empty 200", .response(TransportResponse(status: 200, body: []))),
         ("connection failure", .failure(STSTestFailure(description: "connection reset by peer"))),
     ]
 
@@ -373,7 +375,7 @@ import Testing
         #expect(records.contains { $0.metadata["wif.sts.error_code"] == "InvalidIdentityToken" && $0.metadata["wif.sts.request_id"] == "req-InvalidIdentityToken" })
         #expect(records.contains { $0.metadata["wif.sts.request_id"] == "ad4156e9-bce1-11e2-82e6-6b6efEXAMPLE" })
         let text = recorder.text
-        for secret in [Self.token, "second-secret-token", STSFormEncoding.percentEncode(Self.token), result.credentials.secretAccessKey] {
+        for secret in [Self.token, "second-secret-token", PercentEncoding.encode(Self.token), result.credentials.secretAccessKey] {
             #expect(!text.contains(secret))
         }
         #expect(!text.contains(try #require(result.credentials.sessionToken)))

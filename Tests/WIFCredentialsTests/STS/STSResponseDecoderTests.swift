@@ -2,23 +2,25 @@ import Foundation
 import Testing
 
 @testable import WIFCredentials
+import WIFHTTP
+import WIFFoundation
 
 @Suite struct STSResponseDecoderTests {
     static let receivedAt = Date(timeIntervalSince1970: 1_795_262_400)  // 2026-11-21T12:00:00Z
     static let roleArn = "arn:aws:iam::123456789012:role/FederatedWebIdentityRole"
     static let token = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl"
 
-    func decode(_ response: STSHTTPResponse, roleArn: String = Self.roleArn) throws -> AssumeRoleWithWebIdentityResult {
+    func decode(_ response: TransportResponse, roleArn: String = Self.roleArn) throws -> AssumeRoleWithWebIdentityResult {
         try STSResponseDecoder.decodeAssumeRoleWithWebIdentity(
             response,
             roleArn: roleArn,
             receivedAt: Self.receivedAt,
-            redacting: [Self.token, STSFormEncoding.percentEncode(Self.token)]
+            redacting: [Self.token, PercentEncoding.encode(Self.token)]
         )
     }
 
     func expectError(
-        _ response: STSHTTPResponse,
+        _ response: TransportResponse,
         sourceLocation: SourceLocation = #_sourceLocation,
         _ check: (WIFCredentialsError) -> Bool
     ) {
@@ -170,7 +172,7 @@ import Testing
     }
 
     @Test func htmlWithoutDoctypeIsMalformed() {
-        let response = STSHTTPResponse(status: 502, body: Array("<html><body>Bad gateway<br></body></html>".utf8))
+        let response = TransportResponse(status: 502, body: Array("<html><body>Bad gateway<br></body></html>".utf8))
         self.expectError(response) { error in
             error.code == .malformedResponse && error.reason.contains("HTTP 502") && error.reason.contains("Bad gateway")
         }
@@ -182,25 +184,25 @@ import Testing
         self.expectError(response) { error in
             error.code == .malformedResponse && error.reason == "STS answered HTTP 200 with an empty body"
         }
-        self.expectError(STSHTTPResponse(status: 503, body: Array(" \n".utf8))) { error in
+        self.expectError(TransportResponse(status: 503, body: Array(" \n".utf8))) { error in
             error.reason == "STS answered HTTP 503 with an empty body"
         }
     }
 
     @Test func unexpectedDocumentsAreMalformed() throws {
-        let other = STSHTTPResponse(status: 200, body: Array("<AssumeRoleResponse><AssumeRoleResult/></AssumeRoleResponse>".utf8))
+        let other = TransportResponse(status: 200, body: Array("<AssumeRoleResponse><AssumeRoleResult/></AssumeRoleResponse>".utf8))
         self.expectError(other) { $0.code == .malformedResponse && $0.reason.contains("unexpected <AssumeRoleResponse> document") }
 
-        let wrongNamespace = STSHTTPResponse(
+        let wrongNamespace = TransportResponse(
             status: 200,
             body: Array(#"<AssumeRoleWithWebIdentityResponse xmlns="urn:other"><AssumeRoleWithWebIdentityResult/></AssumeRoleWithWebIdentityResponse>"#.utf8)
         )
         self.expectError(wrongNamespace) { $0.code == .malformedResponse && $0.reason.contains("namespace 'urn:other'") }
 
-        let successOnError = STSHTTPResponse(status: 500, body: try STSFixtures.data("success-minimal.xml"))
+        let successOnError = TransportResponse(status: 500, body: try STSFixtures.data("success-minimal.xml"))
         self.expectError(successOnError) { $0.code == .malformedResponse && $0.reason.contains("HTTP 500, an error status") }
 
-        let trailing = STSHTTPResponse(status: 200, body: Array("<ErrorResponse/><ErrorResponse/>".utf8))
+        let trailing = TransportResponse(status: 200, body: Array("<ErrorResponse/><ErrorResponse/>".utf8))
         self.expectError(trailing) { $0.code == .malformedResponse }
     }
 
@@ -209,7 +211,7 @@ import Testing
         let xml = String(decoding: try STSFixtures.data("success-minimal.xml"), as: UTF8.self)
         let pattern = try Regex("<\(field)>[^<]*</\(field)>")
         let body = xml.replacing(pattern, with: "")
-        self.expectError(STSHTTPResponse(status: 200, body: Array(body.utf8))) { error in
+        self.expectError(TransportResponse(status: 200, body: Array(body.utf8))) { error in
             error.code == .malformedResponse && error.reason == "STS's answer has no <Credentials><\(field)> value"
         }
     }
@@ -217,33 +219,33 @@ import Testing
     @Test func badExpirationAndPolicySizeAreMalformed() throws {
         let xml = String(decoding: try STSFixtures.data("success-minimal.xml"), as: UTF8.self)
         let badDate = xml.replacingOccurrences(of: "2026-11-21T13:00:00Z", with: "tomorrow")
-        self.expectError(STSHTTPResponse(status: 200, body: Array(badDate.utf8))) { error in
+        self.expectError(TransportResponse(status: 200, body: Array(badDate.utf8))) { error in
             error.code == .malformedResponse && error.reason.contains("<Expiration> 'tomorrow' is not an ISO 8601 date")
         }
         let badSize = xml.replacingOccurrences(of: "</Credentials>", with: "</Credentials><PackedPolicySize>lots</PackedPolicySize>")
-        self.expectError(STSHTTPResponse(status: 200, body: Array(badSize.utf8))) { error in
+        self.expectError(TransportResponse(status: 200, body: Array(badSize.utf8))) { error in
             error.code == .malformedResponse && error.reason.contains("<PackedPolicySize> 'lots'")
         }
     }
 
     @Test func excerptNeverQuotesTheToken() {
-        let encoded = STSFormEncoding.percentEncode(Self.token)
+        let encoded = PercentEncoding.encode(Self.token)
         let echo = "<html><body>bad request: WebIdentityToken=\(Self.token) raw=\(encoded)</body>"
-        self.expectError(STSHTTPResponse(status: 400, body: Array(echo.utf8))) { error in
+        self.expectError(TransportResponse(status: 400, body: Array(echo.utf8))) { error in
             error.code == .malformedResponse && !error.reason.contains(Self.token) && !error.reason.contains(encoded)
                 && error.reason.contains("<redacted>")
         }
         let message = """
             <ErrorResponse><Error><Code>InvalidIdentityToken</Code><Message>token \(Self.token) is bad</Message></Error></ErrorResponse>
             """
-        self.expectError(STSHTTPResponse(status: 400, body: Array(message.utf8))) { error in
+        self.expectError(TransportResponse(status: 400, body: Array(message.utf8))) { error in
             error.serviceError?.message == "token <redacted> is bad" && !error.description.contains(Self.token)
         }
     }
 
     @Test func excerptIsShortAndPrintable() {
         let body = Array(("<html>" + String(repeating: "x\u{1}\t", count: 500) + "</html>").utf8)
-        self.expectError(STSHTTPResponse(status: 500, body: body)) { error in
+        self.expectError(TransportResponse(status: 500, body: body)) { error in
             guard let quoted = error.reason.split(separator: ": '", maxSplits: 1).last else { return false }
             // The quote holds at most 240 characters of the body plus the ellipsis and the size.
             return quoted.count <= 240 + "…' (1513 bytes)".count && quoted.hasSuffix("…' (1513 bytes)")
@@ -253,7 +255,7 @@ import Testing
 
     @Test func nestingIsBounded() {
         let deep = String(repeating: "<a>", count: 100) + String(repeating: "</a>", count: 100)
-        self.expectError(STSHTTPResponse(status: 200, body: Array(deep.utf8))) { error in
+        self.expectError(TransportResponse(status: 200, body: Array(deep.utf8))) { error in
             error.code == .malformedResponse && error.reason.contains("nest deeper than 32 levels")
         }
     }

@@ -4,17 +4,19 @@ import Synchronization
 import Testing
 
 @testable import WIFCredentials
+import WIFHTTP
+import WIFFoundation
 
 /// A transport that records requests and answers from a script, one entry per attempt.
-final class STSTestTransport: STSTransport {
+final class STSTestTransport: HTTPTransport {
     enum Answer: Sendable {
-        case response(STSHTTPResponse)
+        case response(TransportResponse)
         case failure(any Error & Sendable)
     }
 
     private struct State {
         var answers: [Answer]
-        var requests: [STSHTTPRequest] = []
+        var requests: [TransportRequest] = []
         var timeouts: [Duration] = []
     }
 
@@ -24,18 +26,18 @@ final class STSTestTransport: STSTransport {
         self.state = Mutex(State(answers: answers))
     }
 
-    var requests: [STSHTTPRequest] { self.state.withLock { $0.requests } }
+    var requests: [TransportRequest] { self.state.withLock { $0.requests } }
     var timeouts: [Duration] { self.state.withLock { $0.timeouts } }
 
     /// The decoded form parameters of each request.
     var forms: [[String: String]] { self.requests.map { STSTestTransport.decodeForm($0.body) } }
 
     func send(
-        _ request: STSHTTPRequest,
+        _ request: TransportRequest,
         timeout: Duration,
         maximumBodyBytes: Int,
         logger: Logger
-    ) async throws -> STSHTTPResponse {
+    ) async throws -> TransportResponse {
         let answer = self.state.withLock { state -> Answer? in
             state.requests.append(request)
             state.timeouts.append(timeout)
@@ -138,16 +140,16 @@ enum STSFixtures {
         _ name: String,
         status: Int = 200,
         headers: [(name: String, value: String)] = [("Content-Type", "text/xml")]
-    ) throws -> STSHTTPResponse {
-        STSHTTPResponse(status: status, headers: headers, body: try Self.data(name))
+    ) throws -> TransportResponse {
+        TransportResponse(status: status, headers: headers, body: try Self.data(name))
     }
 
-    static func errorResponse(code: String, status: Int = 400, message: String = "refused") -> STSHTTPResponse {
+    static func errorResponse(code: String, status: Int = 400, message: String = "refused") -> TransportResponse {
         let xml = """
             <ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type>\
             <Code>\(code)</Code><Message>\(message)</Message></Error><RequestId>req-\(code)</RequestId></ErrorResponse>
             """
-        return STSHTTPResponse(status: status, headers: [("Content-Type", "text/xml")], body: Array(xml.utf8))
+        return TransportResponse(status: status, headers: [("Content-Type", "text/xml")], body: Array(xml.utf8))
     }
 }
 

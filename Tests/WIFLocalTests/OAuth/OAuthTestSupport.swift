@@ -8,6 +8,7 @@ import Testing
 import WIFCredentials
 
 @testable import WIFLocal
+import WIFFoundation
 
 /// A running stack and the HTTP calls an OAuth client and a browser make to it.
 struct OAuthHarness: Sendable {

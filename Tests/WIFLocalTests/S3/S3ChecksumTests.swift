@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 
 @testable import WIFLocal
+import WIFFoundation
 
 @Suite("S3 checksums, dates and conditions")
 struct S3ChecksumTests {
@@ -54,10 +55,10 @@ struct S3ChecksumTests {
     @Test("dates are written as S3 writes them")
     func dates() {
         let date = Date(timeIntervalSince1970: 784_111_777.25)  // 1994-11-06T08:49:37.250Z, a Sunday
-        #expect(S3Dates.iso8601(date) == "1994-11-06T08:49:37.250Z")
-        #expect(S3Dates.rfc1123(date) == "Sun, 06 Nov 1994 08:49:37 GMT")
-        #expect(S3Dates.rfc1123(Date(timeIntervalSince1970: 951_782_400)) == "Tue, 29 Feb 2000 00:00:00 GMT")
-        #expect(S3Dates.iso8601(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+        #expect(AWSDate.extendedWithMilliseconds(AWSDate.milliseconds(date)) == "1994-11-06T08:49:37.250Z")
+        #expect(AWSDate.httpDate(AWSDate.seconds(date)) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(AWSDate.httpDate(AWSDate.seconds(Date(timeIntervalSince1970: 951_782_400))) == "Tue, 29 Feb 2000 00:00:00 GMT")
+        #expect(AWSDate.extendedWithMilliseconds(AWSDate.milliseconds(Date(timeIntervalSince1970: 0))) == "1970-01-01T00:00:00.000Z")
     }
 
     @Test(
@@ -68,12 +69,12 @@ struct S3ChecksumTests {
         ]
     )
     func parseDates(text: String) {
-        #expect(S3Dates.parseHTTPDate(text) == 784_111_777)
+        #expect(AWSDate.parseHTTPDateOrISO8601(text) == 784_111_777)
     }
 
     @Test("unparseable dates are ignored", arguments: ["", "yesterday", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994"])
     func badDates(text: String) {
-        #expect(S3Dates.parseHTTPDate(text) == nil)
+        #expect(AWSDate.parseHTTPDateOrISO8601(text) == nil)
     }
 
     static func headers(_ pairs: [(String, String)]) -> HTTPFields {

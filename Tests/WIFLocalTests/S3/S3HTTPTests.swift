@@ -6,6 +6,7 @@ import Testing
 import WIFCredentials
 
 @testable import WIFLocal
+import WIFFoundation
 
 /// The S3 endpoint through the real server, with AsyncHTTPClient: streamed uploads and downloads, ranges,
 /// virtual-hosted addressing, `Expect: 100-continue`, an upload cut off mid-body, and per-user isolation.
@@ -50,7 +51,7 @@ struct S3HTTPTests {
 
         func header(_ name: String) -> String? { self.headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
         var text: String { String(buffer: self.body) }
-        var errorCode: String? { (try? S3XMLElement.parse(Array(buffer: self.body)))?.child("Code")?.text }
+        var errorCode: String? { (try? S3RequestXML.parse(Array(buffer: self.body)))?.child("Code")?.text }
     }
 
     /// Signs and sends a request; the body is streamed in 64 KiB pieces and may fail after `failAfter` bytes.
@@ -137,7 +138,7 @@ struct S3HTTPTests {
             let get = try await Self.send(endpoint, "GET", path, credentials: Self.adminCredentials)
             #expect(Array(buffer: get.body) == original)
             let list = try await Self.send(endpoint, "GET", "/wif-personal", query: "list-type=2&prefix=cut%2F", credentials: Self.adminCredentials)
-            #expect(try S3XMLElement.parse(Array(buffer: list.body)).child("KeyCount")?.text == "1")
+            #expect(try S3RequestXML.parse(Array(buffer: list.body)).child("KeyCount")?.text == "1")
         }
     }
 

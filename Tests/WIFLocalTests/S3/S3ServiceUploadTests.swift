@@ -4,6 +4,7 @@ import Testing
 import WIFCredentials
 
 @testable import WIFLocal
+import WIFFoundation
 
 @Suite("S3 service: upload integrity and multipart")
 struct S3ServiceUploadTests {

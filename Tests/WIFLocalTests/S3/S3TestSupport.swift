@@ -8,6 +8,7 @@ import Testing
 import WIFCredentials
 
 @testable import WIFLocal
+import WIFFoundation
 
 /// An S3 endpoint in its own temporary data directory, with administrator credentials, a fixed clock and
 /// helpers that sign requests with WIFCredentials' signer and read the answers.
@@ -182,7 +183,7 @@ struct S3Reply: Sendable {
 
     var text: String { String(decoding: self.body, as: UTF8.self) }
 
-    func xml() throws -> S3XMLElement { try S3XMLElement.parse(self.body) }
+    func xml() throws -> XMLTreeElement { try S3RequestXML.parse(self.body) }
 
     /// The `Code` of an error document.
     var errorCode: String? { (try? self.xml())?.child("Code")?.text }

@@ -2,14 +2,15 @@ import Foundation
 import Testing
 
 @testable import WIFLocal
+import WIFFoundation
 
 @Suite("S3 XML documents")
 struct S3XMLTests {
     static let owner = S3XML.Owner(id: "abc123", displayName: "000000000000")
     static let date = Date(timeIntervalSince1970: 1_714_564_800.5)
 
-    static func parse(_ document: String) throws -> S3XMLElement {
-        try S3XMLElement.parse(Array(document.utf8))
+    static func parse(_ document: String) throws -> XMLTreeElement {
+        try S3RequestXML.parse(Array(document.utf8))
     }
 
     @Test("ListAllMyBucketsResult lists the buckets with their creation dates")
@@ -177,9 +178,9 @@ struct S3XMLTests {
     func elementLimit() throws {
         let many = "<Delete>" + String(repeating: "<Object/>", count: 20) + "</Delete>"
         #expect(throws: AWSErrorResponse.self) {
-            try S3XMLElement.parse(Array(many.utf8), limits: S3XMLElement.Limits(maximumDepth: 8, maximumElements: 10))
+            try S3RequestXML.parse(Array(many.utf8), limits: XMLReader.Limits(maximumDepth: 8, maximumElements: 10))
         }
-        #expect(try S3XMLElement.parse(Array(many.utf8)).children.count == 20)
+        #expect(try S3RequestXML.parse(Array(many.utf8)).children.count == 20)
     }
 
     @Test("CompleteMultipartUpload parts are read with their numbers and entity tags")

@@ -10,6 +10,8 @@ import FoundationXML
 #endif
 
 @testable import WIFLocal
+import WIFHTTP
+import WIFFoundation
 
 /// An STS service over a ``SigningFixture``, called as a client would call it.
 struct STSFixture: Sendable {
@@ -55,7 +57,7 @@ struct STSFixture: Sendable {
 
     /// Posts a form, unsigned.
     func post(_ parameters: [(String, String)]) async -> STSAnswer {
-        let body = Array(STSFormEncoding.encode(parameters.map { (name: $0.0, value: $0.1) }).utf8)
+        let body = Array(PercentEncoding.form(parameters.map { (name: $0.0, value: $0.1) }).utf8)
         let request = SigningFixture.request(
             "POST", target: "/", headers: [("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")], body: body)
         return await STSAnswer(self.service.respond(to: request, body: ByteBuffer(bytes: body)))
@@ -63,14 +65,14 @@ struct STSFixture: Sendable {
 
     /// Sends a GET with the parameters in the query, unsigned.
     func get(_ parameters: [(String, String)]) async -> STSAnswer {
-        let query = STSFormEncoding.encode(parameters.map { (name: $0.0, value: $0.1) })
+        let query = PercentEncoding.form(parameters.map { (name: $0.0, value: $0.1) })
         let request = SigningFixture.request("GET", target: "/?" + query)
         return await STSAnswer(self.service.respond(to: request, body: ByteBuffer()))
     }
 
     /// Posts a form signed for `sts` with the given credentials.
     func postSigned(_ parameters: [(String, String)], credentials: AWSCredentials) async throws -> STSAnswer {
-        let body = Array(STSFormEncoding.encode(parameters.map { (name: $0.0, value: $0.1) }).utf8)
+        let body = Array(PercentEncoding.form(parameters.map { (name: $0.0, value: $0.1) }).utf8)
         let signed = try self.signing.signed(
             "POST", path: "/", headers: [.init("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")], body: body,
             credentials: credentials, service: "sts")
@@ -113,7 +115,7 @@ struct STSAnswer: Sendable {
     /// The answer as WIFCredentials' STS client reads an `AssumeRoleWithWebIdentity` answer.
     func decoded(roleArn: String = STSFixture.facebookRole, at date: Date) throws -> AssumeRoleWithWebIdentityResult {
         try STSResponseDecoder.decodeAssumeRoleWithWebIdentity(
-            STSHTTPResponse(status: self.status, headers: self.headers, body: Array(self.body.utf8)), roleArn: roleArn,
+            TransportResponse(status: self.status, headers: self.headers, body: Array(self.body.utf8)), roleArn: roleArn,
             receivedAt: date, redacting: [])
     }
 

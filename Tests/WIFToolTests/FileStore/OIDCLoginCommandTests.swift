@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WIFCredentials
+import WIFFoundation
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

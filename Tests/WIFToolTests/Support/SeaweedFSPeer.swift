@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WIFFoundation
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

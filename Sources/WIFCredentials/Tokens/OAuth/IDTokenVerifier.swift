@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WIFHTTP
 
 /// Verifies OpenID Connect ID tokens against the issuer's JSON Web Key Set (OpenID Connect Core §3.1.3.7).
 ///
@@ -61,7 +62,7 @@ public struct IDTokenVerifier: Sendable, CustomStringConvertible {
     public func verify(
         _ idToken: String,
         nonce: String?,
-        logger: Logger = Logger(label: "wif.oauth", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> VerifiedIDToken {
         let token = Array(idToken.utf8)
         guard let firstDot = token.firstIndex(of: UInt8(ascii: ".")),

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import Synchronization
+import WIFFoundation
+import WIFHTTP
 
 extension OAuth2Client {
     /// The redirect URI used when the configuration has none.
@@ -26,7 +28,7 @@ extension OAuth2Client {
     public func authorizeWithBrowser(
         timeout: Duration = .seconds(300),
         loginHint: String? = nil,
-        logger: Logger = Logger(label: "wif.oauth", factory: { _ in SwiftLogNoOpLogHandler() }),
+        logger: Logger = .noop,
         openBrowser: @Sendable (URL) async throws -> Void
     ) async throws -> OAuth2Tokens {
         let template = self.configuration.redirectURI ?? URL(string: Self.defaultRedirectURI)
@@ -73,7 +75,7 @@ extension OAuth2Client {
     public func authorizationRequest(
         redirectURI: String,
         loginHint: String? = nil,
-        logger: Logger = Logger(label: "wif.oauth", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> OAuth2AuthorizationRequest {
         let metadata = try await self.metadata(logger: logger)
         guard let endpoint = metadata.authorizationEndpoint else {
@@ -100,7 +102,7 @@ extension OAuth2Client {
         if let loginHint { parameters.append(("login_hint", loginHint)) }
         let base = endpoint.absoluteString
         let separator = endpoint.query == nil ? "?" : "&"
-        guard let url = URL(string: base + separator + STSFormEncoding.encode(parameters)) else {
+        guard let url = URL(string: base + separator + PercentEncoding.form(parameters)) else {
             throw WIFCredentialsError.invalidConfiguration("cannot build an authorization URL from \(base)")
         }
         return OAuth2AuthorizationRequest(url: url, redirectURI: redirectURI, state: state, nonce: nonce, pkce: pkce, issuer: metadata.issuer)
@@ -116,7 +118,7 @@ extension OAuth2Client {
     public func completeAuthorization(
         _ request: OAuth2AuthorizationRequest,
         callbackURL: URL,
-        logger: Logger = Logger(label: "wif.oauth", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> OAuth2Tokens {
         guard let parameters = OAuth2FormDecoding.parameters(of: callbackURL) else {
             throw WIFCredentialsError.authorizationFailed("the sign-in redirect repeats a parameter or is badly encoded")
@@ -138,7 +140,7 @@ extension OAuth2Client {
     public func completeAuthorization(
         _ request: OAuth2AuthorizationRequest,
         callbackParameters parameters: [String: String],
-        logger: Logger = Logger(label: "wif.oauth", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> OAuth2Tokens {
         if let problem = Self.redirectProblem(parameters, state: request.state, issuer: request.issuer) {
             throw problem

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WIFHTTP
 
 extension OAuth2Client {
     /// The device-code grant type (RFC 8628 §3.4).
@@ -18,7 +19,7 @@ extension OAuth2Client {
     /// - Throws: See ``startDeviceAuthorization(logger:)`` and ``pollDeviceAuthorization(_:logger:)``;
     ///   what `prompt` throws.
     public func authorizeWithDevice(
-        logger: Logger = Logger(label: "wif.oauth", factory: { _ in SwiftLogNoOpLogHandler() }),
+        logger: Logger = .noop,
         prompt: @Sendable (OAuth2DeviceAuthorization) async throws -> Void
     ) async throws -> OAuth2Tokens {
         let authorization = try await self.startDeviceAuthorization(logger: logger)
@@ -32,7 +33,7 @@ extension OAuth2Client {
     /// - Throws: ``WIFCredentialsError``: `invalidConfiguration` when the issuer has no device
     ///   authorization endpoint; `oauth` when it refuses; `malformedResponse`; `network`.
     public func startDeviceAuthorization(
-        logger: Logger = Logger(label: "wif.oauth", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> OAuth2DeviceAuthorization {
         let metadata = try await self.metadata(logger: logger)
         guard let endpoint = metadata.deviceAuthorizationEndpoint else {
@@ -94,7 +95,7 @@ extension OAuth2Client {
     ///   `invalidIDToken`; `malformedResponse`; `CancellationError` when the task is cancelled.
     public func pollDeviceAuthorization(
         _ authorization: OAuth2DeviceAuthorization,
-        logger: Logger = Logger(label: "wif.oauth", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> OAuth2Tokens {
         var interval = authorization.interval
         var polls = 0

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WIFHTTP
 
 extension OAuth2Client {
     /// Which kind of token a revocation names (RFC 7009 §2.1). Open-ended.
@@ -36,7 +37,7 @@ extension OAuth2Client {
     ///   `invalidIDToken`; `malformedResponse`; `network`.
     public func refresh(
         _ tokens: OAuth2Tokens,
-        logger: Logger = Logger(label: "wif.oauth", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> OAuth2Tokens {
         guard let refreshToken = tokens.refreshToken else {
             throw WIFCredentialsError.signInRequired(
@@ -75,7 +76,7 @@ extension OAuth2Client {
     public func revoke(
         _ token: String,
         hint: TokenTypeHint,
-        logger: Logger = Logger(label: "wif.oauth", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws {
         let metadata = try await self.metadata(logger: logger)
         guard let endpoint = metadata.revocationEndpoint else {
@@ -104,7 +105,7 @@ extension OAuth2Client {
     /// - Throws: See ``revoke(_:hint:logger:)``.
     public func revoke(
         _ tokens: OAuth2Tokens,
-        logger: Logger = Logger(label: "wif.oauth", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws {
         if let refreshToken = tokens.refreshToken {
             try await self.revoke(refreshToken, hint: .refreshToken, logger: logger)

@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import WIFFoundation
+import WIFHTTP
 
 extension OAuth2Client {
     /// A successful token endpoint answer (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3).
@@ -19,7 +21,7 @@ extension OAuth2Client {
     ///   - endpoint: The endpoint's name, for messages.
     ///   - logger: Where to log.
     /// - Returns: The answer, whatever its status.
-    func postForm(_ url: URL, _ parameters: [(name: String, value: String)], endpoint: String, logger: Logger) async throws -> OAuth2HTTPResponse {
+    func postForm(_ url: URL, _ parameters: [(name: String, value: String)], endpoint: String, logger: Logger) async throws -> TransportResponse {
         var form = parameters
         var headers: [(name: String, value: String)] = [
             ("Content-Type", "application/x-www-form-urlencoded"),
@@ -36,10 +38,10 @@ extension OAuth2Client {
             form.append(("client_secret", secret))
         case .clientSecretBasic:
             // RFC 6749 §2.3.1: both parts form-encoded before Base64.
-            let credentials = STSFormEncoding.percentEncode(clientId) + ":" + STSFormEncoding.percentEncode(secret)
+            let credentials = PercentEncoding.encode(clientId) + ":" + PercentEncoding.encode(secret)
             headers.append(("Authorization", "Basic " + Data(credentials.utf8).base64EncodedString()))
         }
-        let request = OAuth2HTTPRequest(url: url, method: "POST", headers: headers, body: Array(STSFormEncoding.encode(form).utf8))
+        let request = TransportRequest(url: url, method: "POST", headers: headers, body: Array(PercentEncoding.form(form).utf8))
         return try await self.send(request, endpoint: endpoint, logger: logger)
     }
 
@@ -47,7 +49,7 @@ extension OAuth2Client {
     /// - Throws: `malformedResponse` when the body is not a JSON object or an error status carries no
     ///   OAuth error.
     func readJSON(
-        _ response: OAuth2HTTPResponse,
+        _ response: TransportResponse,
         endpoint: String,
         secrets: [String]
     ) throws(WIFCredentialsError) -> Result<[String: Any], OAuth2ErrorResponse> {

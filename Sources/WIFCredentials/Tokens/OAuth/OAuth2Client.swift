@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import Synchronization
+import WIFHTTP
 
 /// An OAuth 2.0 / OpenID Connect client for one issuer: discovery, browser sign-in (authorization code
 /// with PKCE and a loopback redirect), device sign-in, refresh with rotation, and revocation.
@@ -23,7 +24,7 @@ public struct OAuth2Client: Sendable, CustomStringConvertible {
     /// How far the issuer's and this machine's clocks may disagree when judging ID tokens.
     public let leeway: Duration
 
-    let transport: any OAuth2Transport
+    let transport: any HTTPTransport
     let timeSource: TimeSource
     let cache: Cache
 
@@ -50,7 +51,7 @@ public struct OAuth2Client: Sendable, CustomStringConvertible {
             configuration: configuration,
             timeout: timeout,
             leeway: leeway,
-            transport: AsyncHTTPClientOAuth2Transport(httpClient: httpClient),
+            transport: AsyncHTTPClientTransport(httpClient: httpClient),
             timeSource: timeSource
         )
     }
@@ -60,7 +61,7 @@ public struct OAuth2Client: Sendable, CustomStringConvertible {
         configuration: OAuth2ClientConfiguration,
         timeout: Duration = .seconds(30),
         leeway: Duration = .seconds(60),
-        transport: any OAuth2Transport,
+        transport: any HTTPTransport,
         timeSource: TimeSource
     ) throws(WIFCredentialsError) {
         try configuration.validate()
@@ -87,13 +88,13 @@ public struct OAuth2Client: Sendable, CustomStringConvertible {
     ///   `malformedResponse` when it is not a discovery document, `invalidConfiguration` when its
     ///   issuer is not the configured one.
     public func metadata(
-        logger: Logger = Logger(label: "wif.oauth", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> OIDCProviderMetadata {
         if let cached = self.cache.metadata.withLock({ $0 }) { return cached }
         let metadata: OIDCProviderMetadata
         if let discoveryURL = self.configuration.effectiveDiscoveryURL {
             let response = try await self.send(
-                OAuth2HTTPRequest(url: discoveryURL, method: "GET", headers: [("Accept", "application/json")]),
+                TransportRequest(url: discoveryURL, method: "GET", headers: [("Accept", "application/json")]),
                 endpoint: "discovery document", logger: logger
             )
             let source = discoveryURL.absoluteString
@@ -122,7 +123,7 @@ public struct OAuth2Client: Sendable, CustomStringConvertible {
     /// - Throws: What ``metadata(logger:)`` throws; `invalidConfiguration` when the issuer publishes no
     ///   `jwks_uri`.
     public func idTokenVerifier(
-        logger: Logger = Logger(label: "wif.oauth", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> IDTokenVerifier {
         let metadata = try await self.metadata(logger: logger)
         guard let jwksURI = metadata.jwksURI else {
@@ -135,7 +136,7 @@ public struct OAuth2Client: Sendable, CustomStringConvertible {
             let timeout = self.timeout
             let created = IDTokenKeyCache(source: "the JWKS at \(jwksURI.absoluteString)", timeSource: self.timeSource) { logger in
                 let response = try await Self.send(
-                    OAuth2HTTPRequest(url: jwksURI, method: "GET", headers: [("Accept", "application/json")]),
+                    TransportRequest(url: jwksURI, method: "GET", headers: [("Accept", "application/json")]),
                     endpoint: "JWKS", transport: transport, timeout: timeout, logger: logger
                 )
                 guard response.status == 200 else {
@@ -165,26 +166,28 @@ public struct OAuth2Client: Sendable, CustomStringConvertible {
 
 extension OAuth2Client {
     /// Sends one request, turning transport failures into `network` errors that name the endpoint.
-    func send(_ request: OAuth2HTTPRequest, endpoint: String, logger: Logger) async throws -> OAuth2HTTPResponse {
+    func send(_ request: TransportRequest, endpoint: String, logger: Logger) async throws -> TransportResponse {
         try await Self.send(request, endpoint: endpoint, transport: self.transport, timeout: self.timeout, logger: logger)
     }
 
     static func send(
-        _ request: OAuth2HTTPRequest,
+        _ request: TransportRequest,
         endpoint: String,
-        transport: any OAuth2Transport,
+        transport: any HTTPTransport,
         timeout: Duration,
         logger: Logger
-    ) async throws -> OAuth2HTTPResponse {
+    ) async throws -> TransportResponse {
         logger.debug("calling the issuer", metadata: ["wif.oauth.endpoint": "\(endpoint)", "wif.oauth.host": "\(request.url.host ?? "-")"])
         do {
             return try await transport.send(request, timeout: timeout, maximumBodyBytes: Self.maximumResponseBytes, logger: logger)
         } catch let error as WIFCredentialsError {
             throw error
+        } catch let error as HTTPTransportError {
+            throw WIFCredentialsError.malformedResponse("\(request.url.host ?? "the issuer") \(error)")
         } catch {
             if Task.isCancelled || error is CancellationError { throw CancellationError() }
-            let host = request.url.host.map { $0 + (request.url.port.map { ":\($0)" } ?? "") } ?? request.url.absoluteString
-            throw WIFCredentialsError.network("could not reach the issuer's \(endpoint) at \(host): \(String(describing: error).prefix(300))")
+            throw WIFCredentialsError.network(
+                "could not reach the issuer's \(endpoint) at \(request.hostDescription): \(String(describing: error).prefix(300))")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WIFFoundation
 
 /// A PKCE pair (RFC 7636): a secret code verifier kept by the client and its S256 code challenge sent
 /// in the authorization request.
@@ -28,7 +29,7 @@ public struct OAuth2PKCE: Sendable, Hashable, CustomStringConvertible {
             throw .invalidParameter(
                 "a PKCE code verifier is \(Self.minimumVerifierLength)–\(Self.maximumVerifierLength) characters; this one is \(length)")
         }
-        guard verifier.utf8.allSatisfy(STSFormEncoding.isUnreserved) else {
+        guard verifier.utf8.allSatisfy({ PercentEncoding.isUnreserved($0) }) else {
             throw .invalidParameter("a PKCE code verifier may hold only letters, digits and - . _ ~ (RFC 7636 §4.1)")
         }
         self.verifier = verifier

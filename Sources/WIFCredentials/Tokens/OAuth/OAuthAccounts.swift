@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import WIFHTTP
 
 /// Named OAuth 2.0 / OpenID Connect accounts, one of them the default, kept in an ``OAuthAccountStorage``.
 ///
@@ -21,7 +22,7 @@ import Logging
 public actor OAuthAccounts {
     /// Where the accounts are kept.
     public nonisolated let storage: any OAuthAccountStorage
-    private let makeTransport: @Sendable () -> any OAuth2Transport
+    private let makeTransport: @Sendable () -> any HTTPTransport
     private let timeSource: TimeSource
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
@@ -32,11 +33,11 @@ public actor OAuthAccounts {
     ///   - httpClient: The HTTP client that reaches the issuers.
     ///   - timeSource: The clock of the clients and token sources it creates.
     public init(storage: some OAuthAccountStorage, httpClient: HTTPClient = .shared, timeSource: TimeSource = .system) {
-        self.init(storage: storage, transport: { AsyncHTTPClientOAuth2Transport(httpClient: httpClient) }, timeSource: timeSource)
+        self.init(storage: storage, transport: { AsyncHTTPClientTransport(httpClient: httpClient) }, timeSource: timeSource)
     }
 
     /// Creates a manager whose clients reach issuers through the transports `transport` makes.
-    package init(storage: some OAuthAccountStorage, transport: @escaping @Sendable () -> any OAuth2Transport, timeSource: TimeSource) {
+    package init(storage: some OAuthAccountStorage, transport: @escaping @Sendable () -> any HTTPTransport, timeSource: TimeSource) {
         self.storage = storage
         self.makeTransport = transport
         self.timeSource = timeSource
@@ -120,7 +121,7 @@ public actor OAuthAccounts {
     public func remove(
         _ name: String? = nil,
         revoke: Bool = false,
-        logger: Logger = Logger(label: "wif.oauth", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> OAuthAccount {
         try await self.exclusively {
             var set = try await self.storage.loadAccounts()

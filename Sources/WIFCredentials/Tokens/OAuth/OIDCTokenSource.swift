@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import WIFFoundation
+import WIFHTTP
 
 /// A web-identity token source backed by an OAuth 2.0 / OpenID Connect sign-in: it hands out the ID
 /// token and renews it with the refresh token before it expires, so federation keeps working for as
@@ -101,7 +103,7 @@ public struct OIDCTokenSource: WebIdentityTokenSource, CustomStringConvertible {
     /// - Returns: The tokens.
     /// - Throws: As ``token(forceRefresh:logger:)``.
     public func tokens(
-        logger: Logger = Logger(label: "wif.oauth", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> OAuth2Tokens {
         try await self.refresher.tokens(rejectedIDToken: nil, forced: false, logger: logger)
     }
@@ -111,7 +113,7 @@ public struct OIDCTokenSource: WebIdentityTokenSource, CustomStringConvertible {
     /// - Returns: The renewed tokens.
     /// - Throws: As ``token(forceRefresh:logger:)``.
     public func refresh(
-        logger: Logger = Logger(label: "wif.oauth", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = .noop
     ) async throws -> OAuth2Tokens {
         try await self.refresher.tokens(rejectedIDToken: nil, forced: true, logger: logger)
     }
@@ -134,7 +136,7 @@ public struct OIDCTokenSource: WebIdentityTokenSource, CustomStringConvertible {
 /// The actor behind ``OIDCTokenSource``: it owns the refresh state machine and the refresh in flight,
 /// and performs the machine's actions.
 actor OIDCTokenRefresher {
-    private typealias Machine = OIDCTokenRefreshStateMachine<OIDCTokenRefreshPromise>
+    private typealias Machine = OIDCTokenRefreshStateMachine<RefreshPromise<OAuth2Tokens>>
 
     private var machine: Machine
     private let client: OAuth2Client
@@ -143,7 +145,7 @@ actor OIDCTokenRefresher {
     private var unsaved: OAuth2Tokens?
     private var refreshTask: Task<Void, Never>?
     /// The promise of the refresh in flight.
-    private(set) var inFlight: OIDCTokenRefreshPromise?
+    private(set) var inFlight: RefreshPromise<OAuth2Tokens>?
 
     init(
         client: OAuth2Client,
@@ -181,7 +183,7 @@ actor OIDCTokenRefresher {
             if self.unsaved == pending { self.unsaved = nil }
         }
         let now = self.client.timeSource.now()
-        switch self.machine.tokenRequested(now: now, rejectedIDToken: rejectedIDToken, forced: forced, makePromise: { OIDCTokenRefreshPromise() }) {
+        switch self.machine.tokenRequested(now: now, rejectedIDToken: rejectedIDToken, forced: forced, makePromise: { RefreshPromise<OAuth2Tokens>() }) {
         case .use(let tokens):
             return tokens
         case .fail(let error):
@@ -209,7 +211,7 @@ actor OIDCTokenRefresher {
     // Swift 6.3's optimizer fails its ownership verification on this function (the compiler stops
     // with signal 6 in release builds); it is not hot, so it is left unoptimized.
     @_optimize(none)
-    private func runRefresh(_ promise: OIDCTokenRefreshPromise, tokens: OAuth2Tokens, logger: Logger) async {
+    private func runRefresh(_ promise: RefreshPromise<OAuth2Tokens>, tokens: OAuth2Tokens, logger: Logger) async {
         let renewed: OAuth2Tokens
         do {
             renewed = try await self.client.refresh(tokens, logger: logger)
@@ -251,13 +253,13 @@ actor OIDCTokenRefresher {
         self.finish(promise, completion, now: self.client.timeSource.now(), logger: logger)
     }
 
-    private func complete(_ promise: OIDCTokenRefreshPromise, with result: Result<OAuth2Tokens, any Error>) {
+    private func complete(_ promise: RefreshPromise<OAuth2Tokens>, with result: Result<OAuth2Tokens, any Error>) {
         self.refreshTask = nil
         self.inFlight = nil
         promise.complete(with: result)
     }
 
-    private func finish(_ promise: OIDCTokenRefreshPromise, _ completion: Machine.Completion, now: Date, logger: Logger) {
+    private func finish(_ promise: RefreshPromise<OAuth2Tokens>, _ completion: Machine.Completion, now: Date, logger: Logger) {
         switch completion {
         case .refreshed(let tokens):
             logger.debug("renewed the ID token", metadata: OAuth2Client.metadata(tokens))

@@ -1,4 +1,5 @@
 import Hummingbird
+import WIFFoundation
 
 extension OAuthEndpoints {
     /// `POST /oauth2/device_authorization` (RFC 8628 §3.1–3.2): `scope` defaults to `openid`.
@@ -23,7 +24,7 @@ extension OAuthEndpoints {
         }
         let start = await self.server.startDevice(clientId: client.clientId, scopes: scopes)
         let verification = baseURL + Self.devicePath
-        let complete = verification + "?user_code=" + OAuthForm.encode(start.userCode)
+        let complete = verification + "?user_code=" + PercentEncoding.encode(start.userCode)
         return Self.json(
             #"{"device_code":"\#(start.deviceCode)","user_code":"\#(start.userCode)","verification_uri":"\#(verification)","#
                 + #""verification_uri_complete":"\#(complete)","expires_in":\#(start.expiresIn),"interval":\#(start.interval)}"#

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import WIFFoundation
 
 /// The HTTP endpoints of the development authorization server, under `/oauth2/`:
 ///
@@ -110,8 +111,8 @@ struct OAuthEndpoints: Sendable {
                 return .failure(.invalidClient("the Authorization header must be Basic base64(client_id:client_secret)"))
             }
             basic = (
-                QueryString.decode(text[..<colon].utf8, plusIsSpace: true),
-                QueryString.decode(text[text.index(after: colon)...].utf8, plusIsSpace: true)
+                PercentEncoding.decode(text[..<colon].utf8, plusIsSpace: true),
+                PercentEncoding.decode(text[text.index(after: colon)...].utf8, plusIsSpace: true)
             )
         }
         if basic != nil, form["client_secret"] != nil {

@@ -1,3 +1,5 @@
+import WIFFoundation
+
 /// The parameters of an OAuth request, from a query or an `application/x-www-form-urlencoded` body.
 ///
 /// A parameter sent with an empty value counts as omitted, and one sent twice is remembered so the
@@ -9,7 +11,7 @@ struct OAuthForm: Sendable {
 
     /// Reads encoded text (`a=1&b=2`, `+` is a space).
     init(encoded text: some StringProtocol) {
-        self.init(QueryString.parse(text, plusIsSpace: true))
+        self.init(PercentEncoding.parameters(text, plusIsSpace: true))
     }
 
     /// Parameters already decoded.
@@ -37,24 +39,5 @@ struct OAuthForm: Sendable {
     /// Every parameter, sorted by name, for carrying a request through an HTML form.
     var all: [(name: String, value: String)] {
         self.values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-    }
-
-    /// Percent-encodes a value for a query or form: everything but the RFC 3986 unreserved characters.
-    static func encode(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var output: [UInt8] = []
-        output.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                output.append(byte)
-            default:
-                output.append(UInt8(ascii: "%"))
-                output.append(hex[Int(byte >> 4)])
-                output.append(hex[Int(byte & 0x0F)])
-            }
-        }
-        return String(decoding: output, as: UTF8.self)
     }
 }

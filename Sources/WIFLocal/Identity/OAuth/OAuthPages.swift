@@ -1,3 +1,5 @@
+import WIFFoundation
+
 /// The small HTML pages of the authorization server: the sign-in form, the device verification form and
 /// one-line outcomes. Every value from a request is escaped.
 enum OAuthPages {

@@ -1,5 +1,6 @@
 import Foundation
 import PolicyEngine
+import WIFFoundation
 
 /// Signs the authorization server's ID tokens with the issuer's RS256 key, the key of the JWKS, so they
 /// verify wherever the development tokens do and federate through the stack's STS.

@@ -1,3 +1,5 @@
+import WIFFoundation
+
 /// A redirect URI taken apart enough to compare it with a client's registered ones.
 ///
 /// A registered URI on a loopback host matches the same URI with any port (RFC 8252 §7.3): a native app
@@ -110,7 +112,7 @@ struct RedirectURI: Sendable, Hashable {
     /// - Parameter parameters: Names and values, percent-encoded here.
     /// - Returns: The URI to send the user agent to.
     func adding(_ parameters: [(String, String)]) -> String {
-        let encoded = parameters.map { "\(OAuthForm.encode($0.0))=\(OAuthForm.encode($0.1))" }.joined(separator: "&")
+        let encoded = parameters.map { "\(PercentEncoding.encode($0.0))=\(PercentEncoding.encode($0.1))" }.joined(separator: "&")
         guard !encoded.isEmpty else { return self.text }
         return self.text + (self.text.contains("?") ? (self.text.hasSuffix("?") || self.text.hasSuffix("&") ? "" : "&") : "?") + encoded
     }

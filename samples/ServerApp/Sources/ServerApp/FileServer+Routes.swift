@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import S3Partition
+import WIFFoundation
 
 extension FileServer {
     /// Adds `GET /`, `GET /**`, `PUT /**` and `DELETE /**` to a route group.

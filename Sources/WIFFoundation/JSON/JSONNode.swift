@@ -1,7 +1,7 @@
 /// A JSON value as read from policy text, keeping key order, duplicate keys and the byte offset of every
 /// value so diagnostics can name a line and column.
-struct JSONNode: Sendable {
-    enum Kind: Sendable {
+package struct JSONNode: Sendable {
+    package enum Kind: Sendable {
         case object([JSONMember])
         case array([JSONNode])
         case string(String)
@@ -11,11 +11,25 @@ struct JSONNode: Sendable {
         case null
     }
 
-    var kind: Kind
+    package var kind: Kind
     /// The byte offset of the value's first character in the source, or -1 for synthesized values.
-    var offset: Int
+    package var offset: Int
+    /// The byte offset just past the value's last character, or -1 for synthesized values.
+    package var endOffset: Int
 
-    var typeName: String {
+    package init(kind: Kind, offset: Int, endOffset: Int = -1) {
+        self.kind = kind
+        self.offset = offset
+        self.endOffset = endOffset
+    }
+
+    /// The bytes the value was read from, so that an embedded document (an inline policy) can be
+    /// handed on exactly as written; empty for synthesized values.
+    package var range: Range<Int> {
+        self.offset >= 0 && self.endOffset >= self.offset ? self.offset..<self.endOffset : 0..<0
+    }
+
+    package var typeName: String {
         switch self.kind {
         case .object: return "an object"
         case .array: return "an array"
@@ -26,31 +40,37 @@ struct JSONNode: Sendable {
         }
     }
 
-    var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let value) = self.kind { return value }
         return nil
     }
 }
 
 /// One `"key": value` pair of a JSON object.
-struct JSONMember: Sendable {
-    var key: String
-    var keyOffset: Int
-    var value: JSONNode
+package struct JSONMember: Sendable {
+    package var key: String
+    package var keyOffset: Int
+    package var value: JSONNode
+
+    package init(key: String, keyOffset: Int, value: JSONNode) {
+        self.key = key
+        self.keyOffset = keyOffset
+        self.value = value
+    }
 }
 
 /// Maps byte offsets in the source to 1-based line and column numbers (columns count characters).
 ///
 /// Line starts are found on first use, since most documents produce no diagnostics at all.
-struct SourceLocator: Sendable {
+package struct SourceLocator: Sendable {
     private let bytes: [UInt8]
     private var lineStarts: [Int] = []
 
-    init(bytes: [UInt8]) {
+    package init(bytes: [UInt8]) {
         self.bytes = bytes
     }
 
-    mutating func location(of offset: Int) -> (line: Int, column: Int)? {
+    package mutating func location(of offset: Int) -> (line: Int, column: Int)? {
         guard offset >= 0, offset <= self.bytes.count else { return nil }
         if self.lineStarts.isEmpty {
             var starts = [0]

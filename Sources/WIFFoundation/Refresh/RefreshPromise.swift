@@ -1,46 +1,68 @@
 import Synchronization
 
-/// The result of one credential refresh, awaited by every caller that needs it.
+/// The result of one refresh (of credentials, of an ID token, of anything that expires), awaited by
+/// every caller that needs it.
 ///
 /// Awaiting a `Task`'s value cannot be abandoned early, so waiters park here instead: each can leave
 /// on cancellation (getting `CancellationError` at once) without touching the refresh itself or the
 /// other waiters. Completing twice keeps the first result.
-final class CredentialRefreshPromise: Sendable {
-    private typealias Waiter = CheckedContinuation<AWSCredentials, any Error>
+package final class RefreshPromise<Value: Sendable>: Sendable {
+    private typealias Waiter = CheckedContinuation<Value, any Error>
 
     private enum State {
         case pending(waiters: [UInt64: Waiter], nextID: UInt64)
-        case completed(Result<AWSCredentials, any Error>)
+        case completed(Result<Value, any Error>)
+    }
+
+    private enum Admission {
+        case waiter(UInt64)
+        case completed(Result<Value, any Error>)
     }
 
     private let state = Mutex(State.pending(waiters: [:], nextID: 0))
 
-    init() {}
+    package init() {}
 
     /// How many callers are waiting right now.
-    var waiterCount: Int {
+    package var waiterCount: Int {
         self.state.withLock { state in
             if case .pending(let waiters, _) = state { return waiters.count }
             return 0
         }
     }
 
+    /// Whether the result has been delivered.
+    package var isCompleted: Bool {
+        self.state.withLock { state in
+            if case .completed = state { return true }
+            return false
+        }
+    }
+
     /// Waits for the result.
-    /// - Returns: The refreshed (or served cached) credentials.
+    /// - Returns: The refreshed value.
     /// - Throws: The refresh's error, or `CancellationError` as soon as the calling task is cancelled.
-    func value() async throws -> AWSCredentials {
+    package func value() async throws -> Value {
+        let admission = self.state.withLock { state -> Admission in
+            switch state {
+            case .completed(let result):
+                return .completed(result)
+            case .pending(let waiters, let nextID):
+                state = .pending(waiters: waiters, nextID: nextID + 1)
+                return .waiter(nextID)
+            }
+        }
         let id: UInt64
-        switch self.takeWaiterID() {
+        switch admission {
         case .waiter(let waiterID):
             id = waiterID
         case .completed(let result):
             try Task.checkCancellation()
             return try result.get()
         }
-
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: Waiter) in
-                let resumeWith = self.state.withLock { state -> Result<AWSCredentials, any Error>? in
+                let ready = self.state.withLock { state -> Result<Value, any Error>? in
                     switch state {
                     case .completed(let result):
                         return result
@@ -53,7 +75,7 @@ final class CredentialRefreshPromise: Sendable {
                         return nil
                     }
                 }
-                if let resumeWith { continuation.resume(with: resumeWith) }
+                if let ready { continuation.resume(with: ready) }
             }
         } onCancel: {
             let waiter = self.state.withLock { state -> Waiter? in
@@ -67,29 +89,12 @@ final class CredentialRefreshPromise: Sendable {
     }
 
     /// Delivers the result to every waiter and to anyone who asks later.
-    func complete(with result: Result<AWSCredentials, any Error>) {
+    package func complete(with result: Result<Value, any Error>) {
         let waiters = self.state.withLock { state -> [Waiter] in
             guard case .pending(let waiters, _) = state else { return [] }
             state = .completed(result)
             return Array(waiters.values)
         }
         for waiter in waiters { waiter.resume(with: result) }
-    }
-
-    private enum Admission {
-        case waiter(UInt64)
-        case completed(Result<AWSCredentials, any Error>)
-    }
-
-    private func takeWaiterID() -> Admission {
-        self.state.withLock { state in
-            switch state {
-            case .completed(let result):
-                return .completed(result)
-            case .pending(let waiters, let nextID):
-                state = .pending(waiters: waiters, nextID: nextID + 1)
-                return .waiter(nextID)
-            }
-        }
     }
 }

@@ -1,14 +1,20 @@
-/// A small strict JSON reader (RFC 8259) that keeps positions, for policy documents.
+/// A small strict JSON reader (RFC 8259) that keeps positions, so that a policy, a configuration
+/// file or a case file can name the line, column and JSON path of what is wrong.
 ///
 /// It rejects what a lenient reader would silently accept: trailing commas, comments, control characters in
 /// strings, lone surrogates, invalid UTF-8, and nesting deeper than ``maximumDepth``.
-struct JSONParser {
-    struct SyntaxError: Error, Sendable {
-        var message: String
-        var offset: Int
+package struct JSONParser {
+    package struct SyntaxError: Error, Sendable {
+        package var message: String
+        package var offset: Int
+
+        package init(message: String, offset: Int) {
+            self.message = message
+            self.offset = offset
+        }
     }
 
-    static let maximumDepth = 64
+    package static let maximumDepth = 64
 
     private let bytes: [UInt8]
     private var index = 0
@@ -19,7 +25,13 @@ struct JSONParser {
     }
 
     /// Parses a whole document: exactly one value, surrounded by optional whitespace.
-    static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSONNode {
+    /// The 1-based line and column (in characters) of a byte offset, for messages about a document.
+    package static func location(of offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
+        var locator = SourceLocator(bytes: bytes)
+        return locator.location(of: min(max(offset, 0), bytes.count)) ?? (1, 1)
+    }
+
+    package static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSONNode {
         var parser = JSONParser(bytes: bytes)
         // Tolerate a UTF-8 byte order mark; editors on some systems add one.
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { parser.index = 3 }
@@ -53,6 +65,12 @@ struct JSONParser {
     }
 
     private mutating func parseValue() throws(SyntaxError) -> JSONNode {
+        var node = try self.parseValueStartingHere()
+        node.endOffset = self.index
+        return node
+    }
+
+    private mutating func parseValueStartingHere() throws(SyntaxError) -> JSONNode {
         guard self.index < self.bytes.count else {
             throw SyntaxError(message: "unexpected end of input, expected a value", offset: self.index)
         }

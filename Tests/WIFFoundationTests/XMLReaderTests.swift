@@ -1,0 +1,89 @@
+import Testing
+import WIFFoundation
+
+// Moved with the reader from the S3 client's tests: the S3 client, the STS decoder and the local
+// stack's request bodies all read XML through XMLReader now.
+@Suite("XML documents")
+struct XMLReaderTests {
+    static func parse(_ text: String) throws -> XMLTreeElement {
+        try XMLReader.parse(Array(text.utf8))
+    }
+
+    @Test("elements, text, entities, character references, CDATA, comments and namespaces")
+    func parsing() throws {
+        let root = try Self.parse("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!-- a comment -->
+            <s3:ListBucketResult xmlns:s3="http://s3.amazonaws.com/doc/2006-03-01/">
+              <Name attr="a>b/c">bucket</Name>
+              <Contents><Key>  a &amp; b &lt;c&gt; &quot;d&quot; &apos;e&apos; &#233;&#x1F408;</Key></Contents>
+              <Contents><Key><![CDATA[<raw & text>]]></Key><Empty/></Contents>
+            </s3:ListBucketResult>
+            """)
+        #expect(root.name == "ListBucketResult")
+        #expect(root.text("Name") == "bucket")
+        let contents = root.children(named: "Contents")
+        #expect(contents.count == 2)
+        #expect(contents[0].text("Key") == "  a & b <c> \"d\" 'e' é🐈")
+        #expect(contents[1].text("Key") == "<raw & text>")
+        #expect(contents[1].child("Empty")?.text == "")
+        #expect(root.first("Key")?.text == contents[0].text("Key"))
+    }
+
+    @Test("malformed documents are refused with a reason", arguments: [
+        ("", "no element"),
+        ("<a><b></a>", "</a> closes <b>"),
+        ("<a>", "ends inside <a>"),
+        ("<a></a><b></b>", "more than one root"),
+        ("text<a/>", "text outside the root"),
+        ("<a>&unknown;</a>", "unknown entity"),
+        ("<a>&#xD800;</a>", "not a character"),
+        ("<a>&amp</a>", "unterminated"),
+        ("<!DOCTYPE a [<!ENTITY x \"y\">]><a>&x;</a>", "internal subset"),
+        ("<a><!-- never closed </a>", "before '-->'"),
+        ("<a b=\"unterminated></a>", "not closed"),
+        (String(repeating: "<a>", count: 70) + String(repeating: "</a>", count: 70), "deeper than 64"),
+    ])
+    func malformed(text: String, reason: String) {
+        let failure = #expect(throws: XMLReader.Failure.self) { try Self.parse(text) }
+        #expect(failure?.reason.contains(reason) == true, "\(failure?.reason ?? "")")
+    }
+
+    @Test("keys are escaped for request documents so that they survive parsing")
+    func writerRoundTrip() throws {
+        let keys = ["plain", "a&b<c>\"d\"'e'", "line\nbreak\r\ttab", "nul\u{0}del\u{7F}", "ünï 🐈"]
+        for key in keys {
+            let escaped = XMLWriter.escape(key)
+            #expect(!escaped.unicodeScalars.contains { XMLWriter.isControl($0) })
+            let parsed = try Self.parse("<Key>\(escaped)</Key>")
+            #expect(parsed.text == key)
+        }
+    }
+
+    @Test("namespaces resolve through prefixes and the default namespace")
+    func namespaces() throws {
+        let root = try Self.parse("""
+            <R xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><x:C xmlns:x="urn:x"><D/></x:C></R>
+            """)
+        #expect(root.namespace == "https://sts.amazonaws.com/doc/2011-06-15/")
+        #expect(root.child("C")?.namespace == "urn:x")
+        #expect(root.element("C", "D")?.namespace == "https://sts.amazonaws.com/doc/2011-06-15/")
+    }
+
+    @Test("trimmed text is nil for missing and blank elements")
+    func trimmedText() throws {
+        let root = try Self.parse("<a><b>  x \n</b><c>  </c></a>")
+        #expect(root.trimmedText("b") == "x")
+        #expect(root.trimmedText("c") == nil)
+        #expect(root.trimmedText("d") == nil)
+        #expect(root.text("c") == "  ")
+    }
+
+    @Test("failures point at a line and column")
+    func location() {
+        let bytes = Array("<a>\n  <b>\n</a>".utf8)
+        let failure = #expect(throws: XMLReader.Failure.self) { try XMLReader.parse(bytes) }
+        let position = failure.map { XMLReader.location(of: $0.offset, in: bytes) }
+        #expect(position?.line == 3)
+    }
+}

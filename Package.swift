@@ -125,6 +125,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What every test target shares: the one moto launcher and its loopback helpers.
+        .target(
+            name: "WIFTestSupport",
+            path: "Tests/WIFTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "WIFFoundationTests",
             dependencies: ["WIFFoundation", "WIFHTTP"],
@@ -133,6 +139,7 @@ let package = Package(
         .testTarget(
             name: "WIFCredentialsTests",
             dependencies: [
+                "WIFTestSupport",
                 "WIFFoundation", "WIFHTTP",
                 "WIFCredentials",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -150,6 +157,7 @@ let package = Package(
         .testTarget(
             name: "S3PartitionTests",
             dependencies: [
+                "WIFTestSupport",
                 "WIFFoundation", "WIFHTTP",
                 "S3Partition",
                 "WIFCredentials",

@@ -1,135 +1,28 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
-import Synchronization
 import Testing
+import WIFTestSupport
 import WIFCredentials
 
 @testable import S3Partition
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+/// The shared moto launcher with what the S3 tests need of it: an S3 client for the server and a
+/// bucket made through the client's own signed request path.
+struct MotoS3: Sendable {
+    let server: MotoServer
 
-/// A `moto_server` process on a free loopback port, for tests that talk S3 to a third-party server.
-///
-/// Tests using it are enabled when `moto_server` is on `PATH` or `WIF_REQUIRE_PEERS=1` is set; with
-/// the latter a missing executable fails the test instead of skipping it. ``withServer(_:)`` always
-/// stops the process. A small Python supervisor kills moto when its standard input closes, which
-/// happens on ``stop()`` and also when the test process dies.
-final class MotoS3: Sendable {
     /// `http://127.0.0.1:<port>`.
-    let endpoint: String
-    let port: Int
+    var endpoint: String { self.server.endpoint.absoluteString }
+    var port: Int { self.server.port }
 
-    private struct Running {
-        var process: Process
-        var lifeline: FileHandle
-    }
-
-    private let running: Mutex<Running?>
-    private let logPath: String
-
-    private static let supervisor = """
-        import signal, subprocess, sys, threading
-        signal.pthread_sigmask(signal.SIG_SETMASK, [])
-        child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL)
-        def watch():
-            sys.stdin.buffer.read()
-            child.kill()
-        threading.Thread(target=watch, daemon=True).start()
-        sys.exit(child.wait())
-        """
-
-    static let executable = MotoS3.which("moto_server")
-    static let python = MotoS3.which("python3")
-    static let peersRequired = ProcessInfo.processInfo.environment["WIF_REQUIRE_PEERS"] == "1"
     /// Whether moto tests run (and fail when moto is missing but required).
-    static let isEnabled = executable != nil || peersRequired
-    static let skipReason: Comment =
-        "moto_server is not on PATH; install it with `pip install 'moto[server]'` (WIF_REQUIRE_PEERS=1 fails instead of skipping)"
-
-    private static func which(_ name: String) -> String? {
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") where !directory.isEmpty {
-            let candidate = "\(directory)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }
-
-    private init(process: Process, lifeline: FileHandle, port: Int, logPath: String) {
-        self.running = Mutex(Running(process: process, lifeline: lifeline))
-        self.port = port
-        self.endpoint = "http://127.0.0.1:\(port)"
-        self.logPath = logPath
-    }
-
-    deinit { self.stop() }
+    static var isEnabled: Bool { MotoServer.isAvailable }
+    static var skipReason: Comment { Comment(rawValue: MotoServer.skipReasonText) }
 
     /// Runs `body` with a fresh server, stopping it afterwards.
     static func withServer<T>(_ body: (MotoS3) async throws -> T) async throws -> T {
-        let server = try await Self.start()
-        defer { server.stop() }
-        return try await body(server)
-    }
-
-    static func start() async throws -> MotoS3 {
-        guard let executable else {
-            throw TestFailure("WIF_REQUIRE_PEERS=1 but moto_server is not on PATH; install it with `pip install 'moto[server]'`")
-        }
-        guard let python else { throw TestFailure("python3 is not on PATH, though moto_server is") }
-        var lastError: (any Error)?
-        for _ in 0..<3 {
-            let port = try freeLoopbackPort()
-            let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("moto-s3-\(port)-\(UUID().uuidString).log").path
-            FileManager.default.createFile(atPath: logPath, contents: nil)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = ["-c", Self.supervisor, executable, "-H", "127.0.0.1", "-p", String(port)]
-            let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-            let lifeline = Pipe()
-            process.standardOutput = log
-            process.standardError = log
-            process.standardInput = lifeline
-            try process.run()
-            try? log.close()
-            let server = MotoS3(process: process, lifeline: lifeline.fileHandleForWriting, port: port, logPath: logPath)
-            do {
-                try await server.waitUntilListening()
-                return server
-            } catch {
-                server.stop()
-                lastError = error
-            }
-        }
-        throw lastError ?? TestFailure("moto_server did not start")
-    }
-
-    func stop() {
-        guard let running = self.running.withLock({ $0.take() }) else { return }
-        try? running.lifeline.close()
-        running.process.waitUntilExit()
-        try? FileManager.default.removeItem(atPath: self.logPath)
-    }
-
-    var logTail: String {
-        guard let data = FileManager.default.contents(atPath: self.logPath) else { return "" }
-        return String(decoding: data.suffix(2000), as: UTF8.self)
-    }
-
-    private func waitUntilListening() async throws {
-        for _ in 0..<300 {
-            guard self.running.withLock({ $0?.process.isRunning ?? false }) else {
-                throw TestFailure("moto_server exited during start-up: \(self.logTail)")
-            }
-            if acceptsConnections(port: self.port) { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw TestFailure("moto_server did not listen on port \(self.port) within 30 seconds: \(self.logTail)")
+        try await MotoServer.withServer { try await body(MotoS3(server: $0)) }
     }
 
     /// A client for this server: path-style, static test credentials, no real sleeping.
@@ -158,45 +51,10 @@ struct TestFailure: Error, CustomStringConvertible {
 
 /// A TCP port on 127.0.0.1 that was free a moment ago.
 func freeLoopbackPort() throws -> Int {
-    let descriptor = socket(AF_INET, streamSocketType, 0)
-    guard descriptor >= 0 else { throw TestFailure("socket() failed: errno \(errno)") }
-    defer { close(descriptor) }
-    var address = loopbackAddress(port: 0)
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard bound == 0 else { throw TestFailure("bind() failed: errno \(errno)") }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let named = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-    }
-    guard named == 0 else { throw TestFailure("getsockname() failed: errno \(errno)") }
-    return Int(UInt16(bigEndian: address.sin_port))
+    try MotoServer.freeLoopbackPort()
 }
 
+/// Whether something accepts TCP connections on 127.0.0.1:`port`.
 func acceptsConnections(port: Int) -> Bool {
-    let descriptor = socket(AF_INET, streamSocketType, 0)
-    guard descriptor >= 0 else { return false }
-    defer { close(descriptor) }
-    var address = loopbackAddress(port: UInt16(port))
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    return connected == 0
-}
-
-private var streamSocketType: Int32 {
-    #if canImport(Glibc)
-    Int32(SOCK_STREAM.rawValue)
-    #else
-    SOCK_STREAM
-    #endif
-}
-
-private func loopbackAddress(port: UInt16) -> sockaddr_in {
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-    return address
+    MotoServer.acceptsConnections(port: port)
 }

@@ -5,6 +5,7 @@ import WIFFoundation
 import WIFHTTP
 
 @testable import WIFCredentials
+import WIFTestSupport
 
 #if canImport(Glibc)
 import Glibc

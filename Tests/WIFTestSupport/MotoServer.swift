@@ -1,6 +1,5 @@
 import Foundation
 import Synchronization
-import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -11,17 +10,17 @@ import Darwin
 #endif
 
 /// A `moto_server` process on a loopback port, for tests that need a real peer speaking the AWS wire
-/// protocols (STS, IAM, S3).
+/// protocols (STS, IAM, S3): the one launcher of every test target.
 ///
 /// Start it with ``withServer(environment:_:)``, which always stops the process, also when the body
 /// throws. Tests that use it are enabled when ``isAvailable`` (the executable is on `PATH`), or when
 /// `WIF_REQUIRE_PEERS=1` is set, in which case a missing executable fails the test instead of
 /// skipping it.
-final class MotoServer: Sendable {
+public final class MotoServer: Sendable {
     /// The server's base URL, `http://127.0.0.1:<port>`.
-    let endpoint: URL
+    public let endpoint: URL
     /// The loopback port it listens on.
-    let port: Int
+    public let port: Int
 
     private struct Running {
         var process: Process
@@ -49,13 +48,13 @@ final class MotoServer: Sendable {
         """
 
     /// The Python that runs the supervisor.
-    static let python: URL? = MotoServer.onPath("python3")
+    public static let python: URL? = MotoServer.onPath("python3")
 
     /// The name of the executable looked up on `PATH`.
-    static let executableName = "moto_server"
+    public static let executableName = "moto_server"
 
     /// Where `moto_server` is, if it is on `PATH`.
-    static let executable: URL? = MotoServer.onPath(executableName)
+    public static let executable: URL? = MotoServer.onPath(executableName)
 
     private static func onPath(_ name: String) -> URL? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
@@ -67,13 +66,13 @@ final class MotoServer: Sendable {
     }
 
     /// Whether `WIF_REQUIRE_PEERS=1` asks for peer tests to fail rather than skip.
-    static let peersRequired = ProcessInfo.processInfo.environment["WIF_REQUIRE_PEERS"] == "1"
+    public static let peersRequired = ProcessInfo.processInfo.environment["WIF_REQUIRE_PEERS"] == "1"
 
     /// Whether the peer tests run: moto is installed, or peers are required (and then fail if missing).
-    static let isAvailable = executable != nil || peersRequired
+    public static let isAvailable = executable != nil || peersRequired
 
-    /// Why peer tests were skipped, for `.enabled(if:_:)`.
-    static let skipReason: Comment =
+    /// Why peer tests were skipped, for `.enabled(if:_:)` (as a test target's `Comment`).
+    public static let skipReasonText =
         "moto_server is not on PATH; install it with `pip install 'moto[server]'` (set WIF_REQUIRE_PEERS=1 to fail instead of skipping)"
 
     private init(process: Process, lifeline: FileHandle, port: Int, endpoint: URL, logFile: URL) {
@@ -89,7 +88,7 @@ final class MotoServer: Sendable {
     ///     `INITIAL_NO_AUTH_ACTION_COUNT`).
     ///   - body: The test.
     /// - Returns: What `body` returns.
-    static func withServer<T>(
+    public static func withServer<T>(
         environment: [String: String] = [:],
         _ body: (MotoServer) async throws -> T
     ) async throws -> T {
@@ -105,7 +104,7 @@ final class MotoServer: Sendable {
     }
 
     /// Starts a server on a free loopback port and waits until it accepts connections.
-    static func start(environment: [String: String] = [:]) async throws -> MotoServer {
+    public static func start(environment: [String: String] = [:]) async throws -> MotoServer {
         guard let executable = Self.executable else {
             throw MotoServerError(description: "WIF_REQUIRE_PEERS=1 but \(Self.executableName) is not on PATH; install it with `pip install 'moto[server]'`")
         }
@@ -147,7 +146,7 @@ final class MotoServer: Sendable {
     }
 
     /// Stops moto and waits for its supervisor to exit. Safe to call more than once.
-    func stop() {
+    public func stop() {
         guard let running = self.running.withLock({ $0.take() }) else { return }
         try? running.lifeline.close()
         running.process.waitUntilExit()
@@ -159,7 +158,7 @@ final class MotoServer: Sendable {
     }
 
     /// The tail of moto's log, for failure messages.
-    var logTail: String {
+    public var logTail: String {
         guard let data = FileManager.default.contents(atPath: self.logFile.path) else { return "" }
         return String(decoding: data.suffix(2000), as: UTF8.self)
     }
@@ -178,7 +177,7 @@ final class MotoServer: Sendable {
     }
 
     /// A TCP port on 127.0.0.1 that was free a moment ago: the kernel's pick for port 0.
-    static func freeLoopbackPort() throws -> Int {
+    public static func freeLoopbackPort() throws -> Int {
         let descriptor = socket(AF_INET, Self.streamSocketType, 0)
         guard descriptor >= 0 else { throw MotoServerError(description: "socket() failed: errno \(errno)") }
         defer { close(descriptor) }
@@ -196,7 +195,7 @@ final class MotoServer: Sendable {
     }
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.
-    static func acceptsConnections(port: Int) -> Bool {
+    public static func acceptsConnections(port: Int) -> Bool {
         let descriptor = socket(AF_INET, Self.streamSocketType, 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
@@ -224,6 +223,11 @@ final class MotoServer: Sendable {
     }
 }
 
-struct MotoServerError: Error, CustomStringConvertible {
-    var description: String
+/// A failure to start or reach a peer, with a message.
+public struct MotoServerError: Error, CustomStringConvertible {
+    public var description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }

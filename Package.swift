@@ -174,6 +174,7 @@ let package = Package(
         .testTarget(
             name: "WIFLocalTests",
             dependencies: [
+                "WIFTestSupport",
                 "WIFFoundation", "WIFHTTP",
                 "WIFLocal",
                 "WIFCredentials",

@@ -114,7 +114,7 @@ public final class MotoServer: Sendable {
         var lastError: (any Error)?
         // A port found free can be taken by someone else before moto binds it: try a few.
         for _ in 0..<3 {
-            let port = try Self.freeLoopbackPort()
+            let port = try Loopback.freePort()
             guard let endpoint = URL(string: "http://127.0.0.1:\(port)") else {
                 throw MotoServerError(description: "cannot build a URL for port \(port)")
             }
@@ -170,14 +170,18 @@ public final class MotoServer: Sendable {
             guard running else {
                 throw MotoServerError(description: "moto_server exited during start-up: \(self.logTail)")
             }
-            if Self.acceptsConnections(port: self.port) { return }
+            if Loopback.acceptsConnections(port: self.port) { return }
             try await Task.sleep(for: .milliseconds(100))
         }
         throw MotoServerError(description: "moto_server did not listen on port \(self.port) within 30 seconds: \(self.logTail)")
     }
+}
 
+/// Loopback sockets for tests: a free port, and whether something listens on one (a plain connect
+/// answers at once, where an HTTP client would retry a refused connection until its deadline).
+public enum Loopback {
     /// A TCP port on 127.0.0.1 that was free a moment ago: the kernel's pick for port 0.
-    public static func freeLoopbackPort() throws -> Int {
+    public static func freePort() throws -> Int {
         let descriptor = socket(AF_INET, Self.streamSocketType, 0)
         guard descriptor >= 0 else { throw MotoServerError(description: "socket() failed: errno \(errno)") }
         defer { close(descriptor) }

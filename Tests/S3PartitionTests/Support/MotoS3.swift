@@ -51,10 +51,10 @@ struct TestFailure: Error, CustomStringConvertible {
 
 /// A TCP port on 127.0.0.1 that was free a moment ago.
 func freeLoopbackPort() throws -> Int {
-    try MotoServer.freeLoopbackPort()
+    try Loopback.freePort()
 }
 
 /// Whether something accepts TCP connections on 127.0.0.1:`port`.
 func acceptsConnections(port: Int) -> Bool {
-    MotoServer.acceptsConnections(port: port)
+    Loopback.acceptsConnections(port: port)
 }

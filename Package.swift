@@ -9,6 +9,7 @@ let package = Package(
     name: "swift-wif",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "WIFSigV4", targets: ["WIFSigV4"]),
         .library(name: "WIFCredentials", targets: ["WIFCredentials"]),
         .library(name: "PolicyEngine", targets: ["PolicyEngine"]),
         .library(name: "S3Partition", targets: ["S3Partition"]),
@@ -46,11 +47,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // SigV4 signing, presigning and the canonical request, with the credentials type: swift-crypto
+        // and the foundation only, so a program that only signs pulls in no HTTP client.
+        .target(
+            name: "WIFSigV4",
+            dependencies: [
+                "WIFFoundation",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "WIFCredentials",
             dependencies: [
                 "WIFFoundation",
                 "WIFHTTP",
+                "WIFSigV4",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -134,6 +146,16 @@ let package = Package(
         .testTarget(
             name: "WIFFoundationTests",
             dependencies: ["WIFFoundation", "WIFHTTP"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WIFSigV4Tests",
+            dependencies: [
+                "WIFSigV4",
+                "WIFFoundation",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

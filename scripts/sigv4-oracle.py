@@ -43,7 +43,7 @@ DEFAULT_OUTPUT = os.path.join(
     os.path.dirname(os.path.abspath(__file__)),
     "..",
     "Tests",
-    "WIFCredentialsTests",
+    "WIFSigV4Tests",
     "Fixtures",
     "sigv4-s3",
     "cases.json",

@@ -30,6 +30,7 @@ extension ExitStatus {
     /// The exit status that fits an error raised by the libraries.
     static func classify(_ error: any Error) -> ExitStatus {
         if let failure = error as? CommandFailure { return failure.status }
+        if error is SigV4Error { return .usage }
         guard let error = error as? WIFCredentialsError else { return .failure }
         switch error.code {
         case .invalidParameter, .invalidConfiguration, .signing: return .usage
@@ -63,6 +64,8 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
     } catch {
         let message: String
         if let error = error as? WIFCredentialsError {
+            message = error.reason
+        } else if let error = error as? SigV4Error {
             message = error.reason
         } else {
             message = String(describing: error)

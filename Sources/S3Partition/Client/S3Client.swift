@@ -230,7 +230,7 @@ public struct S3Client: Sendable {
         do {
             try signer.sign(&signed, payload: request.body.payload, date: self.now())
         } catch {
-            let credentialsError = error as? WIFCredentialsError
+            let credentialsError = (error as? SigV4Error).map(WIFCredentialsError.init) ?? (error as? WIFCredentialsError)
             throw S3Error(
                 code: .credentialsUnavailable,
                 message: "cannot sign the request: \(credentialsError?.reason ?? String(describing: error))",

@@ -195,3 +195,12 @@ public struct AWSServiceError: Error, Sendable, Hashable, CustomStringConvertibl
         return text
     }
 }
+
+extension WIFCredentialsError {
+    /// The signing failure as a WIFCredentials error with code `signing`, for callers that report
+    /// every credentials problem through one type.
+    /// - Parameter error: The signing error.
+    public init(_ error: SigV4Error) {
+        self.init(code: .signing, reason: error.reason, file: error.file, line: error.line)
+    }
+}

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WIFCredentials
+@testable import WIFSigV4
 
 /// The AWS Signature Version 4 test suite (Fixtures/sigv4, from awslabs/aws-c-auth): every request
 /// signed with the `Authorization` header and as a presigned URL, compared byte for byte.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WIFCredentials
+@testable import WIFSigV4
 
 @Suite struct AWSCredentialsTests {
     @Test func descriptionHidesSecrets() {

@@ -17,7 +17,7 @@ extension SigV4Signer {
     ///   - date: The signing time; the URL is valid from then.
     ///   - expires: How many seconds the URL stays valid, 1 to 604800 (seven days).
     /// - Returns: The presigned URL as text.
-    /// - Throws: ``WIFCredentialsError`` with code `signing` for unusable input or expiry.
+    /// - Throws: ``SigV4Error`` with code `signing` for unusable input or expiry.
     public func presign(_ request: SigV4Request, payload: Payload? = nil, date: Date, expires: Int) throws -> String {
         try self.presignQuery(request, payload: payload, date: date, expires: expires, capture: false).url
     }
@@ -31,7 +31,7 @@ extension SigV4Signer {
     ///   - date: The signing time.
     ///   - expires: How many seconds the URL stays valid, 1 to 604800.
     /// - Returns: The presigned URL.
-    /// - Throws: ``WIFCredentialsError`` with code `signing` for unusable input or expiry.
+    /// - Throws: ``SigV4Error`` with code `signing` for unusable input or expiry.
     public func presign(
         url: URL,
         method: String = "GET",
@@ -43,7 +43,7 @@ extension SigV4Signer {
         let request = try SigV4Request(method: method, url: url, headers: headers)
         let text = try self.presign(request, payload: payload, date: date, expires: expires)
         guard let presigned = URL(string: text) else {
-            throw WIFCredentialsError.signing("the presigned form of \(SigV4Request.redacted(url)) is not a valid URL")
+            throw SigV4Error.signing("the presigned form of \(SigV4Request.redacted(url)) is not a valid URL")
         }
         return presigned
     }
@@ -63,11 +63,11 @@ extension SigV4Signer {
         let payload = payload ?? (self.rules.signsContentSHA256Header ? .unsigned : .empty)
         try self.validate(request, payload: payload)
         guard (1...Self.maximumExpiry).contains(expires) else {
-            throw WIFCredentialsError.signing(
+            throw SigV4Error.signing(
                 "a presigned URL must expire after 1 to \(Self.maximumExpiry) seconds, not \(expires)")
         }
         if Self.hasSignatureParameter(request.query) {
-            throw WIFCredentialsError.signing("the query already holds X-Amz- signature parameters; presign the unsigned URL")
+            throw SigV4Error.signing("the query already holds X-Amz- signature parameters; presign the unsigned URL")
         }
         let timestamp = try SigV4Timestamp(date)
 

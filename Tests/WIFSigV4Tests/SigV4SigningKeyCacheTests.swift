@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import Testing
-@testable import WIFCredentials
+@testable import WIFSigV4
 
 @Suite struct SigV4SigningKeyCacheTests {
     static let secret = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
@@ -91,7 +91,7 @@ import Testing
         #expect(cache.derivationCount == 3)
 
         signer.region = ""
-        #expect(throws: WIFCredentialsError.signing("")) {
+        #expect(throws: SigV4Error.signing("")) {
             try signer.signingHeaders(for: request, payload: .empty, date: date)
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WIFCredentials
+@testable import WIFSigV4
 
 /// The package-level pieces a verifying endpoint uses to recompute a signature.
 @Suite struct SigV4CanonicalTests {
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func missingSignedHeaderIsAnError() throws {
-        #expect(throws: WIFCredentialsError.signing("")) {
+        #expect(throws: SigV4Error.signing("")) {
             try SigV4Canonical.canonicalRequest(
                 method: "GET", path: "/", query: "", headers: [.init("Host", "h")],
                 signedHeaderNames: ["host", "x-amz-date"], payloadHash: "UNSIGNED-PAYLOAD", rules: .s3)
@@ -82,7 +82,7 @@ import Testing
             _ = try SigV4Canonical.canonicalRequest(
                 method: "GET", path: "/", query: "", headers: [.init("Host", "h")],
                 signedHeaderNames: ["host", "x-amz-date"], payloadHash: "UNSIGNED-PAYLOAD", rules: .s3)
-        } catch let error as WIFCredentialsError {
+        } catch let error as SigV4Error {
             #expect(error.reason.contains("'x-amz-date' is not in the request"))
         }
     }

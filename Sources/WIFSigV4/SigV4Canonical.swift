@@ -296,7 +296,7 @@ package enum SigV4Canonical {
     ///   - excludingQueryParameter: A query parameter to leave out, `X-Amz-Signature` for presigned
     ///     requests.
     /// - Returns: The canonical request text.
-    /// - Throws: ``WIFCredentialsError`` with code `signing` when a signed header is missing.
+    /// - Throws: ``SigV4Error`` with code `signing` when a signed header is missing.
     package static func canonicalRequest(
         method: String,
         path: String,
@@ -321,7 +321,7 @@ package enum SigV4Canonical {
         if let signedHeaderNames {
             for name in signedHeaderNames
             where !entries.contains(where: { SigV4Bytes.compareCaseInsensitive($0.name, name) == 0 }) {
-                throw WIFCredentialsError.signing("the signed header '\(name)' is not in the request")
+                throw SigV4Error.signing("the signed header '\(name)' is not in the request")
             }
         }
         Self.sortHeaders(&entries)

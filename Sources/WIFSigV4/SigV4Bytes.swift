@@ -237,7 +237,7 @@ struct SigV4Timestamp: Sendable, Hashable {
     init(_ date: Date) throws {
         let interval = date.timeIntervalSince1970
         guard interval.isFinite, interval >= 0, interval < Double(Self.latestSecond + 1) else {
-            throw WIFCredentialsError.signing("the signing date \(date) is outside 1970-01-01...9999-12-31")
+            throw SigV4Error.signing("the signing date \(date) is outside 1970-01-01...9999-12-31")
         }
         self.init(secondsSince1970: Int64(interval.rounded(.down)))
     }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WIFCredentials
+@testable import WIFSigV4
 
 /// S3 and STS requests signed by botocore (Fixtures/sigv4-s3/cases.json, written by
 /// scripts/sigv4-oracle.py), reproduced by the Swift signer.
@@ -92,7 +92,7 @@ import Testing
     func liveOracleAgreesWithCommittedFixtureAndSwiftSigner() throws {
         let script = URL(filePath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appending(path: "scripts").appending(path: "sigv4-oracle.py")
+            .appending(path: "scripts").appending(path: "sigv4-oracle.py")
         try #require(FileManager.default.fileExists(atPath: script.path), "the oracle script is missing")
         let result = try Self.runPython([script.path, "--output", "-"])
         try #require(result.status == 0, "the oracle failed: \(result.errorOutput)")

@@ -108,7 +108,7 @@ public struct SigV4Signer: Sendable {
     ///   - request: The request to sign.
     ///   - payload: The body's hash, or ``Payload/unsigned``.
     ///   - date: The signing time; AWS rejects signatures more than 15 minutes off its clock.
-    /// - Throws: ``WIFCredentialsError`` with code `signing` when the request, credentials, region
+    /// - Throws: ``SigV4Error`` with code `signing` when the request, credentials, region
     ///   or service cannot be signed (an empty host, a malformed payload hash, …).
     public func sign(_ request: inout SigV4Request, payload: Payload, date: Date) throws {
         let outcome = try self.signHeaders(request, payload: payload, date: date, capture: false)
@@ -128,7 +128,7 @@ public struct SigV4Signer: Sendable {
     ///   - payload: The body's hash, or ``Payload/unsigned``.
     ///   - date: The signing time.
     /// - Returns: The headers to add.
-    /// - Throws: ``WIFCredentialsError`` with code `signing` for unusable input.
+    /// - Throws: ``SigV4Error`` with code `signing` for unusable input.
     public func signingHeaders(for request: SigV4Request, payload: Payload, date: Date) throws -> [SigV4Request.Header] {
         try self.signHeaders(request, payload: payload, date: date, capture: false).addedHeaders
     }
@@ -177,16 +177,16 @@ extension SigV4Signer {
     /// Checks what a signature needs before any work.
     func validate(_ request: SigV4Request, payload: Payload) throws {
         if let problem = self.problem {
-            throw WIFCredentialsError.signing(problem)
+            throw SigV4Error.signing(problem)
         }
         if request.host.isEmpty {
-            throw WIFCredentialsError.signing("the request has no host")
+            throw SigV4Error.signing("the request has no host")
         }
         if request.method.isEmpty || request.method.utf8.contains(where: { SigV4Bytes.isWhitespace($0) }) {
-            throw WIFCredentialsError.signing("the HTTP method '\(request.method)' is empty or contains whitespace")
+            throw SigV4Error.signing("the HTTP method '\(request.method)' is empty or contains whitespace")
         }
         if !payload.isValid {
-            throw WIFCredentialsError.signing(
+            throw SigV4Error.signing(
                 "the payload hash must be 64 hex digits or UNSIGNED-PAYLOAD, not \(payload.hashText.utf8.count) characters")
         }
     }

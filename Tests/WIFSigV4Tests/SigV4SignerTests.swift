@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WIFCredentials
+@testable import WIFSigV4
 
 @Suite struct SigV4SignerTests {
     static let secret = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
@@ -172,11 +172,11 @@ import Testing
 
     // MARK: Errors
 
-    static func signingError(_ body: () throws -> Void) -> WIFCredentialsError? {
+    static func signingError(_ body: () throws -> Void) -> SigV4Error? {
         do {
             try body()
             return nil
-        } catch let error as WIFCredentialsError {
+        } catch let error as SigV4Error {
             return error
         } catch {
             return nil
@@ -218,7 +218,7 @@ import Testing
         ]
         for (expected, body) in cases {
             let error = try #require(Self.signingError(body), "no error for \(expected)")
-            #expect(error == WIFCredentialsError.signing(""))
+            #expect(error == SigV4Error.signing(""))
             #expect(error.code == .signing)
             #expect(error.reason.contains(expected), "\(error.reason) should mention \(expected)")
             #expect(!error.description.contains(Self.secret))

@@ -73,14 +73,14 @@ public struct SigV4Request: Sendable, Hashable {
     ///   - method: The HTTP method.
     ///   - url: An absolute `http` or `https` URL. Its path and query are used as encoded.
     ///   - headers: The headers to send.
-    /// - Throws: ``WIFCredentialsError`` with code `signing` when the URL has no host or its
+    /// - Throws: ``SigV4Error`` with code `signing` when the URL has no host or its
     ///   scheme is not `http` or `https`.
     public init(method: String, url: URL, headers: [Header] = []) throws {
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
-            throw WIFCredentialsError.signing("cannot sign \(Self.redacted(url)): the scheme must be http or https")
+            throw SigV4Error.signing("cannot sign \(Self.redacted(url)): the scheme must be http or https")
         }
         guard let host = url.host(percentEncoded: true), !host.isEmpty else {
-            throw WIFCredentialsError.signing("cannot sign \(Self.redacted(url)): the URL has no host")
+            throw SigV4Error.signing("cannot sign \(Self.redacted(url)): the URL has no host")
         }
         var hostValue = host.lowercased()
         if hostValue.contains(":") && !hostValue.hasPrefix("[") { hostValue = "[\(hostValue)]" }

@@ -1,0 +1,2 @@
+// Signing is its own library; WIFCredentials users get it with `import WIFCredentials`, as before.
+@_exported import WIFSigV4

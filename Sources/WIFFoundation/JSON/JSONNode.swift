@@ -31,13 +31,23 @@ package struct JSONNode: Sendable {
 
     package var typeName: String {
         switch self.kind {
-        case .object: return "an object"
-        case .array: return "an array"
-        case .string: return "a string"
-        case .number: return "a number"
-        case .bool: return "a boolean"
-        case .null: return "null"
+        case .object: return TypeName.object
+        case .array: return TypeName.array
+        case .string: return TypeName.string
+        case .number: return TypeName.number
+        case .bool: return TypeName.bool
+        case .null: return TypeName.null
         }
+    }
+
+    /// How messages name each kind of value (`expected a string, found an object`).
+    package enum TypeName {
+        package static let object = "an object"
+        package static let array = "an array"
+        package static let string = "a string"
+        package static let number = "a number"
+        package static let bool = "a boolean"
+        package static let null = "null"
     }
 
     package var stringValue: String? {

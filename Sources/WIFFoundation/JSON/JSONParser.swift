@@ -14,25 +14,47 @@ package struct JSONParser {
         }
     }
 
+    /// The deepest nesting of objects and arrays accepted by default.
     package static let maximumDepth = 64
 
+    /// What a reader accepts beyond strict JSON's syntax.
+    package struct Options: Sendable, Hashable {
+        /// The deepest nesting of objects and arrays.
+        package var maximumDepth: Int
+        /// Refuse an object that names a key twice (a token's claims, a configuration file), instead
+        /// of keeping both members for the caller to judge (a policy, whose linter names them).
+        package var rejectsDuplicateKeys: Bool
+
+        package init(maximumDepth: Int = JSONParser.maximumDepth, rejectsDuplicateKeys: Bool = false) {
+            self.maximumDepth = maximumDepth
+            self.rejectsDuplicateKeys = rejectsDuplicateKeys
+        }
+    }
+
     private let bytes: [UInt8]
+    private let options: Options
     private var index = 0
     private var depth = 0
 
-    init(bytes: [UInt8]) {
+    init(bytes: [UInt8], options: Options) {
         self.bytes = bytes
+        self.options = options
     }
 
-    /// Parses a whole document: exactly one value, surrounded by optional whitespace.
     /// The 1-based line and column (in characters) of a byte offset, for messages about a document.
     package static func location(of offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
         var locator = SourceLocator(bytes: bytes)
         return locator.location(of: min(max(offset, 0), bytes.count)) ?? (1, 1)
     }
 
-    package static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSONNode {
-        var parser = JSONParser(bytes: bytes)
+    /// Parses a whole document: exactly one value, surrounded by optional whitespace.
+    /// - Parameters:
+    ///   - bytes: The document, UTF-8 with an optional byte order mark.
+    ///   - options: Depth and duplicate-key rules.
+    /// - Returns: The value, with the byte offsets of every value and key.
+    /// - Throws: ``SyntaxError`` naming the first problem and its offset; it never quotes a value.
+    package static func parse(_ bytes: [UInt8], options: Options = Options()) throws(SyntaxError) -> JSONNode {
+        var parser = JSONParser(bytes: bytes, options: options)
         // Tolerate a UTF-8 byte order mark; editors on some systems add one.
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { parser.index = 3 }
         parser.skipWhitespace()
@@ -113,8 +135,8 @@ package struct JSONParser {
 
     private mutating func enter() throws(SyntaxError) {
         self.depth += 1
-        if self.depth > Self.maximumDepth {
-            throw SyntaxError(message: "nesting deeper than \(Self.maximumDepth) levels", offset: self.index)
+        if self.depth > self.options.maximumDepth {
+            throw SyntaxError(message: "nesting deeper than \(self.options.maximumDepth) levels", offset: self.index)
         }
     }
 
@@ -139,6 +161,9 @@ package struct JSONParser {
             }
             let keyOffset = self.index
             let key = try self.parseString()
+            if self.options.rejectsDuplicateKeys, members.contains(where: { $0.key == key }) {
+                throw SyntaxError(message: "the key '\(key)' appears twice in the same object", offset: keyOffset)
+            }
             self.skipWhitespace()
             guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: ":") else {
                 throw SyntaxError(message: "expected ':' after key \"\(key)\"", offset: self.index)

@@ -1,7 +1,7 @@
 import Testing
-
-@testable import PolicyEngine
 import WIFFoundation
+
+// Moved from PolicyEngine with the reader, which policies, configuration files and token claims share.
 
 @Suite("JSON reader")
 struct JSONParserTests {
@@ -77,5 +77,31 @@ struct JSONParserTests {
         #expect(location?.column == 4)
         let afterAccent = bytes.firstIndex(of: UInt8(ascii: "[")) ?? 0
         #expect(locator.location(of: afterAccent)?.column == 8)
+    }
+
+    @Test func rejectsDuplicateKeysWhenAsked() throws {
+        let text = Array(#"{"a": 1, "b": {"sub": "x", "sub": "y"}}"#.utf8)
+        #expect(throws: Never.self) { try JSONParser.parse(text) }
+        let error = #expect(throws: JSONParser.SyntaxError.self) {
+            try JSONParser.parse(text, options: JSONParser.Options(rejectsDuplicateKeys: true))
+        }
+        #expect(error?.message == "the key 'sub' appears twice in the same object")
+        #expect(error?.offset == 27)
+    }
+
+    @Test func depthIsAnOption() throws {
+        let nested = Array((String(repeating: "[", count: 3) + String(repeating: "]", count: 3)).utf8)
+        _ = try JSONParser.parse(nested, options: JSONParser.Options(maximumDepth: 3))
+        #expect(throws: JSONParser.SyntaxError.self) { try JSONParser.parse(nested, options: JSONParser.Options(maximumDepth: 2)) }
+    }
+
+    @Test func valuesKnowTheBytesTheyCameFrom() throws {
+        let text = Array(#"{"policy": {"Version": "2012-10-17"}, "n": 1.50}"#.utf8)
+        guard case .object(let members) = try JSONParser.parse(text).kind else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(String(decoding: text[members[0].value.range], as: UTF8.self) == #"{"Version": "2012-10-17"}"#)
+        #expect(String(decoding: text[members[1].value.range], as: UTF8.self) == "1.50")
     }
 }

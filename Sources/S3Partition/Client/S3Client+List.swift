@@ -257,24 +257,39 @@ public struct ListedObjects: AsyncSequence, Sendable {
 
     /// Iterates the objects.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var pages: ListObjectsV2Pages.AsyncIterator
-        var buffer: [S3ObjectSummary] = []
-        var index = 0
+        var pages: PageItems<ListObjectsV2Pages.AsyncIterator, S3ObjectSummary>
 
         /// The next object, or `nil` after the last.
         public mutating func next() async throws -> S3ObjectSummary? {
-            while self.index == self.buffer.count {
-                guard let page = try await self.pages.next() else { return nil }
-                self.buffer = page.objects
-                self.index = 0
-            }
-            defer { self.index += 1 }
-            return self.buffer[self.index]
+            try await self.pages.next(\.objects)
         }
     }
 
     /// Starts the listing.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(pages: self.pages.makeAsyncIterator())
+        AsyncIterator(pages: PageItems(pages: self.pages.makeAsyncIterator()))
+    }
+}
+
+/// The items of a paged listing one at a time: the iterator behind ``ListedObjects`` and
+/// ``PartitionObjects``.
+struct PageItems<Pages: AsyncIteratorProtocol, Item> {
+    var pages: Pages
+    var buffer: [Item] = []
+    var index = 0
+
+    init(pages: Pages) {
+        self.pages = pages
+    }
+
+    /// The next item, taking pages as they are needed; `nil` after the last.
+    mutating func next(_ items: (Pages.Element) -> [Item]) async throws -> Item? {
+        while self.index == self.buffer.count {
+            guard let page = try await self.pages.next() else { return nil }
+            self.buffer = items(page)
+            self.index = 0
+        }
+        defer { self.index += 1 }
+        return self.buffer[self.index]
     }
 }

@@ -323,24 +323,16 @@ public struct PartitionObjects: AsyncSequence, Sendable {
 
     /// Iterates the objects.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var pages: PartitionListing.AsyncIterator
-        var buffer: [PartitionObject] = []
-        var index = 0
+        var pages: PageItems<PartitionListing.AsyncIterator, PartitionObject>
 
         /// The next object, or `nil` after the last.
         public mutating func next() async throws -> PartitionObject? {
-            while self.index == self.buffer.count {
-                guard let page = try await self.pages.next() else { return nil }
-                self.buffer = page.objects
-                self.index = 0
-            }
-            defer { self.index += 1 }
-            return self.buffer[self.index]
+            try await self.pages.next(\.objects)
         }
     }
 
     /// Starts the listing.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(pages: self.listing.makeAsyncIterator())
+        AsyncIterator(pages: PageItems(pages: self.listing.makeAsyncIterator()))
     }
 }

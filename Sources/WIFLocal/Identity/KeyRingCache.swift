@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import WIFCredentials
 
 /// The key rings of the issuers a verifier trusts, each loaded once on first use and then shared.
 ///
@@ -19,8 +20,8 @@ final class KeyRingCache: Sendable {
     static let retryInterval: TimeInterval = 10
 
     private enum Slot {
-        case loading(Task<VerificationKeyRing, any Error>)
-        case ready(VerificationKeyRing)
+        case loading(Task<JWKSKeyRing, any Error>)
+        case ready(JWKSKeyRing)
         case failed(LocalStackError, until: Date)
     }
 
@@ -35,11 +36,11 @@ final class KeyRingCache: Sendable {
     ///   - load: Loads the ring.
     /// - Throws: ``LocalStackError`` when the load failed, now or less than ``retryInterval`` ago.
     func ring(
-        for source: Source, now: Date, load: @escaping @Sendable () async throws(LocalStackError) -> VerificationKeyRing
-    ) async throws(LocalStackError) -> VerificationKeyRing {
+        for source: Source, now: Date, load: @escaping @Sendable () async throws(LocalStackError) -> JWKSKeyRing
+    ) async throws(LocalStackError) -> JWKSKeyRing {
         enum Found {
-            case ring(VerificationKeyRing)
-            case wait(Task<VerificationKeyRing, any Error>)
+            case ring(JWKSKeyRing)
+            case wait(Task<JWKSKeyRing, any Error>)
             case failure(LocalStackError)
         }
         let found: Found = self.slots.withLock { slots in
@@ -48,7 +49,7 @@ final class KeyRingCache: Sendable {
             case .loading(let task): return .wait(task)
             case .failed(let error, let until) where now < until: return .failure(error)
             case .failed, .none:
-                let task = Task<VerificationKeyRing, any Error> { try await load() }
+                let task = Task<JWKSKeyRing, any Error> { try await load() }
                 slots[source] = .loading(task)
                 return .wait(task)
             }

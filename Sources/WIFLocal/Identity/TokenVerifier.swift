@@ -65,7 +65,7 @@ struct TokenVerifier: Sendable {
     private let fetchJWKS: JWKSFetcher
 
     private enum ExternalKeySet: Sendable {
-        case document(JWKS, source: String)
+        case document(JWKSKeyRing.Document, source: String)
         case url(URL)
     }
 
@@ -113,7 +113,7 @@ struct TokenVerifier: Sendable {
                     throw LocalStackError("cannot read the JWKS file \(path) of the external issuer \(entry.issuer)")
                 }
                 let source = "the JWKS file \(path)"
-                external[index] = .document(try VerificationKeyRing.decodeJWKS(Array(bytes), source: source), source: source)
+                external[index] = .document(try JWKSKeyRing.externalDocument(Array(bytes), source: source), source: source)
             } else if let address = entry.jwksURL {
                 guard let url = URL(string: address), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", url.host != nil else {
                     throw LocalStackError("the JWKS URL \(address) of the external issuer \(entry.issuer) is not an http or https URL")
@@ -202,7 +202,7 @@ struct TokenVerifier: Sendable {
         }
         let header = try Self.decodeObject(token[..<firstDot], part: "header")
         guard let algorithm = header["alg"]?.stringValue else { throw TokenRejection.malformed("the header has no alg") }
-        guard VerificationKeyRing.supportedAlgorithms.contains(algorithm) else {
+        guard JWKSKeyRing.stsAlgorithms.contains(algorithm) else {
             throw TokenRejection.unsupportedAlgorithm(algorithm)
         }
         guard header["crit"] == nil else { throw TokenRejection.criticalHeader }
@@ -230,10 +230,10 @@ struct TokenVerifier: Sendable {
         return try self.identity(from: claims, issuer: trusted)
     }
 
-    private func keyRing(for issuer: TrustedIssuer) async throws(AWSErrorResponse) -> VerificationKeyRing {
+    private func keyRing(for issuer: TrustedIssuer) async throws(AWSErrorResponse) -> JWKSKeyRing {
         let source = issuer.source
         do {
-            return try await self.cache.ring(for: source, now: self.timeSource.now()) { [self] () async throws(LocalStackError) -> VerificationKeyRing in
+            return try await self.cache.ring(for: source, now: self.timeSource.now()) { [self] () async throws(LocalStackError) -> JWKSKeyRing in
                 try await self.loadRing(source)
             }
         } catch {
@@ -245,22 +245,22 @@ struct TokenVerifier: Sendable {
         }
     }
 
-    private func loadRing(_ source: KeyRingCache.Source) async throws(LocalStackError) -> VerificationKeyRing {
+    private func loadRing(_ source: KeyRingCache.Source) async throws(LocalStackError) -> JWKSKeyRing {
         switch source {
         case .stack:
             do {
-                return try await VerificationKeyRing.stack(self.stackKey)
+                return try await JWKSKeyRing.stack(self.stackKey)
             } catch {
                 throw LocalStackError("cannot prepare the development issuer's key: \(error)")
             }
         case .external(let index):
             switch self.externalKeySets[index] {
             case .document(let set, let origin):
-                return try await VerificationKeyRing.jwks(set, source: origin)
+                return try await JWKSKeyRing.external(set, source: origin)
             case .url(let url):
                 let bytes = try await self.fetchJWKS(url, self.logger)
                 let origin = "the JWKS at \(url.absoluteString)"
-                return try await VerificationKeyRing.jwks(try VerificationKeyRing.decodeJWKS(bytes, source: origin), source: origin)
+                return try await JWKSKeyRing.external(try JWKSKeyRing.externalDocument(bytes, source: origin), source: origin)
             case .none:
                 throw LocalStackError("no keys are configured for external issuer \(index + 1)")
             }

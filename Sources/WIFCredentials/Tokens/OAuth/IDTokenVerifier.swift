@@ -82,7 +82,7 @@ public struct IDTokenVerifier: Sendable, CustomStringConvertible {
         guard let algorithm = header["alg"] as? String else {
             throw WIFCredentialsError.invalidIDToken("the ID token's header has no alg")
         }
-        guard IDTokenKeyRing.supportedAlgorithms.contains(algorithm) else {
+        guard JWKSKeyRing.idTokenAlgorithms.contains(algorithm) else {
             throw WIFCredentialsError.invalidIDToken(
                 "the ID token is signed with '\(algorithm.prefix(16))'; only RS*, PS* and ES* signatures from the issuer's keys are accepted")
         }

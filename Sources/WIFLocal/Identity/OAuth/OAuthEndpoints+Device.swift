@@ -5,16 +5,9 @@ extension OAuthEndpoints {
     /// `POST /oauth2/device_authorization` (RFC 8628 §3.1–3.2): `scope` defaults to `openid`.
     func deviceAuthorization(_ request: Request, baseURL: String) async -> Response {
         let form: OAuthForm
-        switch await self.parameters(of: request) {
-        case .success(let parameters): form = parameters
-        case .failure(let error): return Self.error(error)
-        }
-        if let name = form.repeated.first {
-            return Self.error(.invalidRequest("the parameter \(name) is given more than once"))
-        }
         let client: OAuthClient
-        switch self.authenticateClient(request, form: form) {
-        case .success(let authenticated): client = authenticated
+        switch await self.clientRequest(request) {
+        case .success(let parameters): (form, client) = parameters
         case .failure(let error): return Self.error(error)
         }
         let scopes: [String]

@@ -4,16 +4,9 @@ extension OAuthEndpoints {
     /// `POST /oauth2/token`: the `authorization_code`, `refresh_token` and device-code grants.
     func token(_ request: Request) async -> Response {
         let form: OAuthForm
-        switch await self.parameters(of: request) {
-        case .success(let parameters): form = parameters
-        case .failure(let error): return Self.error(error)
-        }
-        if let name = form.repeated.first {
-            return Self.error(.invalidRequest("the parameter \(name) is given more than once"))
-        }
         let client: OAuthClient
-        switch self.authenticateClient(request, form: form) {
-        case .success(let authenticated): client = authenticated
+        switch await self.clientRequest(request) {
+        case .success(let parameters): (form, client) = parameters
         case .failure(let error): return Self.error(error)
         }
         guard let grantType = form["grant_type"] else {
@@ -59,16 +52,9 @@ extension OAuthEndpoints {
     /// stack, so there is nothing to revoke for them.
     func revoke(_ request: Request) async -> Response {
         let form: OAuthForm
-        switch await self.parameters(of: request) {
-        case .success(let parameters): form = parameters
-        case .failure(let error): return Self.error(error)
-        }
-        if let name = form.repeated.first {
-            return Self.error(.invalidRequest("the parameter \(name) is given more than once"))
-        }
         let client: OAuthClient
-        switch self.authenticateClient(request, form: form) {
-        case .success(let authenticated): client = authenticated
+        switch await self.clientRequest(request) {
+        case .success(let parameters): (form, client) = parameters
         case .failure(let error): return Self.error(error)
         }
         guard let token = form["token"] else { return Self.error(.invalidRequest("token is missing")) }
@@ -79,5 +65,19 @@ extension OAuthEndpoints {
         response.headers[.cacheControl] = "no-store"
         response.headers[.contentLength] = "0"
         return response
+    }
+
+    /// The parameters of a request to a client-authenticated endpoint (token, device authorization,
+    /// revocation), each given once, and the client they authenticate.
+    func clientRequest(_ request: Request) async -> Result<(OAuthForm, OAuthClient), OAuthError> {
+        let form: OAuthForm
+        switch await self.parameters(of: request) {
+        case .success(let parameters): form = parameters
+        case .failure(let error): return .failure(error)
+        }
+        if let name = form.repeated.first {
+            return .failure(.invalidRequest("the parameter \(name) is given more than once"))
+        }
+        return self.authenticateClient(request, form: form).map { (form, $0) }
     }
 }

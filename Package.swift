@@ -140,6 +140,10 @@ let package = Package(
         // What every test target shares: the one moto launcher and its loopback helpers.
         .target(
             name: "WIFTestSupport",
+            dependencies: [
+                "WIFCredentials",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/WIFTestSupport",
             swiftSettings: swiftSettings
         ),
@@ -249,6 +253,7 @@ let package = Package(
         .testTarget(
             name: "ServerAppTests",
             dependencies: [
+                "WIFTestSupport",
                 "WIFFoundation", "WIFHTTP",
                 "ServerApp",
                 "WIFCredentials",

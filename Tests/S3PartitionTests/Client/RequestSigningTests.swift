@@ -6,6 +6,7 @@ import Testing
 import WIFCredentials
 
 @testable import S3Partition
+import WIFTestSupport
 
 @Suite("Request building and signing")
 struct RequestSigningTests {

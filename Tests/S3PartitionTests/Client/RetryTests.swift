@@ -5,6 +5,7 @@ import Testing
 import WIFCredentials
 
 @testable import S3Partition
+import WIFTestSupport
 
 /// Retries, backoff and credential refresh against an in-memory S3 with injected faults; the clock
 /// never sleeps for real.

@@ -4,6 +4,7 @@ import Testing
 import WIFCredentials
 
 @testable import S3Partition
+import WIFTestSupport
 
 @Suite("Partitioned buckets")
 struct PartitionedBucketTests {

@@ -4,28 +4,6 @@ import Logging
 import Synchronization
 import WIFCredentials
 
-/// A clock that stands still and a sleep that returns at once, recording what was asked of it, so
-/// backoff is checked without waiting.
-final class TestClock: Sendable {
-    private let state: Mutex<(now: Date, sleeps: [Duration])>
-
-    init(now: Date = Date(timeIntervalSince1970: 1_790_000_000)) {
-        self.state = Mutex((now, []))
-    }
-
-    /// The durations slept, in order.
-    var sleeps: [Duration] { self.state.withLock { $0.sleeps } }
-
-    var timeSource: TimeSource {
-        TimeSource(
-            now: { self.state.withLock { $0.now } },
-            sleep: { duration in
-                try Task.checkCancellation()
-                self.state.withLock { $0.sleeps.append(duration) }
-            })
-    }
-}
-
 /// A provider that hands out `KEY1`, and after `invalidate(accessKeyId:)` of the current key the next
 /// one (`KEY2`, …), recording the invalidations.
 final class RotatingCredentialProvider: CredentialProvider {

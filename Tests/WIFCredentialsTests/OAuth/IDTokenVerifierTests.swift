@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import WIFCredentials
+import WIFTestSupport
 
 @Suite struct IDTokenVerifierTests {
     let clock = ManualTimeSource()

@@ -4,9 +4,10 @@ import Testing
 
 @testable import WIFCredentials
 import WIFHTTP
+import WIFTestSupport
 
 @Suite struct OAuth2ClientTests {
-    let clock = STSTestClock()
+    let clock = TestClock.sts()
     let issuer: OAuthTestIssuer
 
     init() {

@@ -3,6 +3,7 @@ import Logging
 import Testing
 
 @testable import WIFCredentials
+import WIFTestSupport
 
 @Suite struct OAuthAccountsTests {
     let clock = ManualTimeSource()

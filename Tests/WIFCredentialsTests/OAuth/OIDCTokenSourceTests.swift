@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import WIFCredentials
+import WIFTestSupport
 
 @Suite struct OIDCTokenSourceTests {
     let clock = ManualTimeSource(now: Date(timeIntervalSince1970: 1_795_262_400))  // 2026-11-21T12:00:00Z, as the STS fixtures

@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 import Testing
 @testable import WIFCredentials
+import WIFTestSupport
 
 /// Runs the 24 cross-SDK credential refresh scenarios (Fixtures/credential-refresh) against the state
 /// machine alone and against the actor-driven cache, both with the default configuration.

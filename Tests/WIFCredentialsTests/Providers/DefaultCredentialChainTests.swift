@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WIFCredentials
+import WIFTestSupport
 
 @Suite struct DefaultCredentialChainTests {
     static let roleArn = "arn:aws:iam::123456789012:role/app-role"

@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 import Testing
 @testable import WIFCredentials
+import WIFTestSupport
 
 /// The provider end to end on a manual clock: sharing one refresh, cancellation, background refresh,
 /// failure handling, invalidation, configuration checks and logging.

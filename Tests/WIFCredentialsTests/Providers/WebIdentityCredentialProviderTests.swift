@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 @testable import WIFCredentials
 import WIFHTTP
+import WIFTestSupport
 
 /// An STS stand-in: records each request's form parameters and answers with the next scripted reply,
 /// or with fresh credentials valid for an hour on the test clock.

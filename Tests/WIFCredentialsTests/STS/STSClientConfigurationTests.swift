@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import WIFCredentials
+import WIFTestSupport
 
 @Suite struct STSClientConfigurationTests {
     func resolve(
@@ -66,7 +67,7 @@ import Testing
             configuration: .init(region: "eu-west-1"),
             environment: ["AWS_ENDPOINT_URL_STS": "http://127.0.0.1:4566"],
             transport: STSTestTransport([]),
-            timeSource: STSTestClock().timeSource
+            timeSource: TestClock.sts().timeSource
         )
         #expect(client.region == "eu-west-1")
         #expect(client.endpoint.absoluteString == "http://127.0.0.1:4566")
@@ -112,7 +113,7 @@ import Testing
         ]
         for (configuration, expected) in cases {
             #expect {
-                try STSClient(configuration: configuration, transport: STSTestTransport([]), timeSource: STSTestClock().timeSource)
+                try STSClient(configuration: configuration, transport: STSTestTransport([]), timeSource: TestClock.sts().timeSource)
             } throws: { error in
                 guard let error = error as? WIFCredentialsError else { return false }
                 return error.code == .invalidConfiguration && error.reason == expected

@@ -5,6 +5,7 @@ import Testing
 @testable import WIFCredentials
 import WIFHTTP
 import WIFFoundation
+import WIFTestSupport
 
 @Suite struct STSClientTests {
     static let token = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2ln+bmF0/dXJl="
@@ -12,7 +13,7 @@ import WIFFoundation
 
     func makeClient(
         _ transport: STSTestTransport,
-        clock: STSTestClock = STSTestClock(),
+        clock: TestClock = TestClock.sts(),
         retry: STSClient.Configuration.Retry = Self.retry,
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
     ) throws -> STSClient {
@@ -83,7 +84,7 @@ import WIFFoundation
     }
 
     @Test func serverClockSkewIsTakenOffTheExpiration() async throws {
-        let clock = STSTestClock()  // 2026-11-21T12:00:00Z
+        let clock = TestClock.sts()  // 2026-11-21T12:00:00Z
         // The server is two minutes ahead; STS says the credentials expire at 14:00:00.250 server time.
         let transport = STSTestTransport([try Self.success(headers: [("Date", "Sat, 21 Nov 2026 12:02:00 GMT")])])
         let client = try self.makeClient(transport, clock: clock)
@@ -138,7 +139,7 @@ import WIFFoundation
     }
 
     @Test func expiredTokenIsReadAgainBeforeCallingSTS() async throws {
-        let clock = STSTestClock()
+        let clock = TestClock.sts()
         let stale = WebIdentityToken(value: "stale-token", expiration: clock.now.addingTimeInterval(-1))
         let fresh = WebIdentityToken(value: "fresh-token", expiration: clock.now.addingTimeInterval(600))
         let source = STSTestTokenSource([stale, fresh])
@@ -150,7 +151,7 @@ import WIFFoundation
     }
 
     @Test func stillExpiredTokenFailsWithoutCallingSTS() async throws {
-        let clock = STSTestClock()
+        let clock = TestClock.sts()
         let stale = WebIdentityToken(value: "stale-token", expiration: clock.now)
         let source = STSTestTokenSource([stale])
         let transport = STSTestTransport([])
@@ -190,7 +191,7 @@ import WIFFoundation
     @Test(arguments: Self.transientAnswers)
     func transientFailuresAreRetriedUntilAttemptsRunOut(_ name: String, _ answer: STSTestTransport.Answer) async throws {
         let transport = STSTestTransport(Array(repeating: answer, count: 4))
-        let clock = STSTestClock()
+        let clock = TestClock.sts()
         let source = STSTestTokenSource(Self.token)
         let client = try self.makeClient(transport, clock: clock)
         await self.expectFailure({ try await client.assumeRoleWithWebIdentity(.sample, tokenSource: source) }) { error in
@@ -204,7 +205,7 @@ import WIFFoundation
     @Test(arguments: Self.transientAnswers)
     func transientFailureThenSuccess(_ name: String, _ answer: STSTestTransport.Answer) async throws {
         let transport = STSTestTransport([answer, answer, try Self.success()])
-        let clock = STSTestClock()
+        let clock = TestClock.sts()
         let client = try self.makeClient(transport, clock: clock)
         let result = try await client.assumeRoleWithWebIdentity(.sample, tokenSource: STSTestTokenSource(Self.token))
         #expect(result.credentials.accessKeyId == "ASIAIOSFODNN7EXAMPLE")
@@ -218,7 +219,7 @@ import WIFFoundation
     ])
     func permanentFailuresAreNotRetried(_ code: String) async throws {
         let transport = STSTestTransport([.response(STSFixtures.errorResponse(code: code, status: 400, message: "no"))])
-        let clock = STSTestClock()
+        let clock = TestClock.sts()
         let source = STSTestTokenSource(Self.token)
         let client = try self.makeClient(transport, clock: clock)
         await self.expectFailure({ try await client.assumeRoleWithWebIdentity(.sample, tokenSource: source) }) { error in
@@ -233,7 +234,7 @@ import WIFFoundation
 
     @Test func disabledRetriesReportTheFirstTransientFailure() async throws {
         let transport = STSTestTransport([.response(STSFixtures.errorResponse(code: "Throttling"))])
-        let clock = STSTestClock()
+        let clock = TestClock.sts()
         let client = try self.makeClient(transport, clock: clock, retry: .disabled)
         await self.expectFailure({ try await client.assumeRoleWithWebIdentity(.sample, tokenSource: STSTestTokenSource(Self.token)) }) {
             $0.serviceError?.code == "Throttling"
@@ -246,7 +247,7 @@ import WIFFoundation
         let retry = STSClient.Configuration.Retry(maxAttempts: 6, baseDelay: .milliseconds(100), maxDelay: .milliseconds(1000))
         for _ in 0..<20 {
             let transport = STSTestTransport(Array(repeating: .response(STSFixtures.errorResponse(code: "Throttling")), count: 6))
-            let clock = STSTestClock()
+            let clock = TestClock.sts()
             let client = try self.makeClient(transport, clock: clock, retry: retry)
             await self.expectFailure({ try await client.assumeRoleWithWebIdentity(.sample, tokenSource: STSTestTokenSource(Self.token)) }) {
                 $0.serviceError?.code == "Throttling"
@@ -268,7 +269,7 @@ import WIFFoundation
     @Test func jitterPicksWithinTheRange() async throws {
         for (jitter, expected) in [(0.0, [Duration.milliseconds(50), .milliseconds(100)]), (1.0, [.milliseconds(100), .milliseconds(200)])] {
             let transport = STSTestTransport(Array(repeating: .response(STSFixtures.errorResponse(code: "Throttling")), count: 3))
-            let clock = STSTestClock()
+            let clock = TestClock.sts()
             let client = try self.makeClient(
                 transport,
                 clock: clock,
@@ -296,7 +297,7 @@ import WIFFoundation
     @Test(arguments: ["InvalidIdentityToken", "ExpiredTokenException"])
     func rejectedTokenIsReadAgainOnce(_ code: String) async throws {
         let transport = STSTestTransport([.response(STSFixtures.errorResponse(code: code)), try Self.success()])
-        let clock = STSTestClock()
+        let clock = TestClock.sts()
         let source = STSTestTokenSource("first-token", "second-token")
         let client = try self.makeClient(transport, clock: clock)
         let result = try await client.assumeRoleWithWebIdentity(.sample, tokenSource: source)
@@ -322,7 +323,7 @@ import WIFFoundation
     }
 
     @Test func reReadTokenThatIsExpiredFailsWithTokenExpired() async throws {
-        let clock = STSTestClock()
+        let clock = TestClock.sts()
         let transport = STSTestTransport([.response(STSFixtures.errorResponse(code: "ExpiredTokenException"))])
         let source = STSTestTokenSource([
             WebIdentityToken(value: "first-token"),
@@ -345,7 +346,7 @@ import WIFFoundation
 
     @Test func cancellationIsNotRetried() async throws {
         let transport = STSTestTransport([.failure(CancellationError()), try Self.success()])
-        let clock = STSTestClock()
+        let clock = TestClock.sts()
         let client = try self.makeClient(transport, clock: clock)
         await #expect(throws: CancellationError.self) {
             try await client.assumeRoleWithWebIdentity(.sample, tokenSource: STSTestTokenSource(Self.token))

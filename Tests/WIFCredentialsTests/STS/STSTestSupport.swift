@@ -6,6 +6,7 @@ import Testing
 @testable import WIFCredentials
 import WIFHTTP
 import WIFFoundation
+import WIFTestSupport
 
 /// A transport that records requests and answers from a script, one entry per attempt.
 final class STSTestTransport: HTTPTransport {
@@ -66,34 +67,10 @@ struct STSTestFailure: Error, Sendable, CustomStringConvertible {
     var description: String
 }
 
-/// A clock whose sleeps return at once, moving the clock and recording each duration.
-final class STSTestClock: Sendable {
-    private struct State {
-        var now: Date
-        var sleeps: [Duration] = []
-    }
-
-    private let state: Mutex<State>
-
-    init(now: Date = Date(timeIntervalSince1970: 1_795_262_400)) {  // 2026-11-21T12:00:00Z
-        self.state = Mutex(State(now: now))
-    }
-
-    var now: Date { self.state.withLock { $0.now } }
-    var sleeps: [Duration] { self.state.withLock { $0.sleeps } }
-
-    var timeSource: TimeSource {
-        TimeSource(
-            now: { self.now },
-            sleep: { duration in
-                try Task.checkCancellation()
-                self.state.withLock { state in
-                    state.sleeps.append(duration)
-                    let components = duration.components
-                    state.now += Double(components.seconds) + Double(components.attoseconds) / 1e18
-                }
-            }
-        )
+extension TestClock {
+    /// The STS tests' clock: 2026-11-21T12:00:00Z, and each sleep moves it by its duration.
+    static func sts() -> TestClock {
+        TestClock(now: Date(timeIntervalSince1970: 1_795_262_400), sleepsMoveClock: true)
     }
 }
 

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Testing
 @testable import WIFCredentials
+import WIFTestSupport
 
 /// ``EncryptedStore``: round trips with each key source, the file's protection, atomic writes, the
 /// lock between writers, and the header.

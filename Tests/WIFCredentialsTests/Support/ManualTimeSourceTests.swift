@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WIFCredentials
+import WIFTestSupport
 
 @Suite(.timeLimit(.minutes(1))) struct ManualTimeSourceTests {
     @Test func nowMovesOnlyWhenAdvanced() {

@@ -5,6 +5,7 @@ import Testing
 import WIFCredentials
 
 @testable import WIFLocal
+import WIFTestSupport
 
 @Suite("RequestAuthenticator")
 struct RequestAuthenticatorTests {
@@ -64,7 +65,7 @@ struct RequestAuthenticatorTests {
     func withinSkew() throws {
         let fixture = try SigningFixture()
         for offset in [-899, 899] {
-            let signed = try fixture.signed(date: fixture.clock.date.addingTimeInterval(TimeInterval(offset)))
+            let signed = try fixture.signed(date: fixture.clock.now.addingTimeInterval(TimeInterval(offset)))
             let result = try fixture.authenticator.authenticate(SigningFixture.request(signed), service: "s3")
             #expect(result.caller.accessKeyId == SigningFixture.admin.accessKeyId)
         }
@@ -102,7 +103,7 @@ struct RequestAuthenticatorTests {
             configuration.adminCredentials = AdminCredentials(
                 accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
         }
-        fixture.clock.advance(by: 1_369_353_600 - SigningTestClock.start)  // 2013-05-24T00:00:00Z
+        fixture.clock.advance(by: TimeInterval(1_369_353_600 - TestClock.signingStart))  // 2013-05-24T00:00:00Z
         let request = SigningFixture.request(
             "PUT", target: "/examplebucket/chunkObject.txt", host: "s3.amazonaws.com",
             headers: [
@@ -197,7 +198,7 @@ struct RequestAuthenticatorTests {
     @Test("refuses a header signature more than 15 minutes off the clock", arguments: [-901, 901, -2 * 86_400])
     func skewed(_ offset: Int) throws {
         let fixture = try SigningFixture()
-        let signed = try fixture.signed(date: fixture.clock.date.addingTimeInterval(TimeInterval(offset)))
+        let signed = try fixture.signed(date: fixture.clock.now.addingTimeInterval(TimeInterval(offset)))
         let error = try #require(expectAWSError { _ = try fixture.authenticator.authenticate(SigningFixture.request(signed), service: "s3") })
         #expect(error.code == "RequestTimeTooSkewed")
         #expect(error.status == .forbidden)
@@ -210,14 +211,14 @@ struct RequestAuthenticatorTests {
     func skewedSTS() throws {
         let fixture = try SigningFixture()
         let body = Array("Action=GetCallerIdentity&Version=2011-06-15".utf8)
-        let early = try fixture.signed("POST", path: "/", body: body, service: "sts", date: fixture.clock.date.addingTimeInterval(-1000))
+        let early = try fixture.signed("POST", path: "/", body: body, service: "sts", date: fixture.clock.now.addingTimeInterval(-1000))
         let error = try #require(expectAWSError {
             _ = try fixture.authenticator.authenticate(
                 SigningFixture.request(early, body: body), service: "sts", payloadHash: STSService.sha256Hex(.init(bytes: body)))
         })
         #expect(error.code == "SignatureDoesNotMatch")
         #expect(error.message == "Signature expired: 20240501T114320Z is now earlier than 20240501T114500Z (20240501T120000Z - 15 min.)")
-        let late = try fixture.signed("POST", path: "/", body: body, service: "sts", date: fixture.clock.date.addingTimeInterval(1000))
+        let late = try fixture.signed("POST", path: "/", body: body, service: "sts", date: fixture.clock.now.addingTimeInterval(1000))
         let lateError = try #require(expectAWSError {
             _ = try fixture.authenticator.authenticate(
                 SigningFixture.request(late, body: body), service: "sts", payloadHash: STSService.sha256Hex(.init(bytes: body)))

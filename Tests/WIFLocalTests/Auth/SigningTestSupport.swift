@@ -8,24 +8,14 @@ import Testing
 import WIFCredentials
 
 @testable import WIFLocal
+import WIFTestSupport
 
-/// A clock the authentication and STS tests move by hand.
-final class SigningTestClock: Sendable {
-    /// 2024-05-01T12:00:00Z.
-    static let start: Int64 = 1_714_564_800
+extension TestClock {
+    /// 2024-05-01T12:00:00Z, where the authentication and STS tests' clocks start.
+    static let signingStart: Int64 = 1_714_564_800
 
-    private let seconds = Mutex<Int64>(SigningTestClock.start)
-
-    var now: Int64 { self.seconds.withLock { $0 } }
-    var date: Date { Date(timeIntervalSince1970: TimeInterval(self.now)) }
-
-    func advance(by seconds: Int64) {
-        self.seconds.withLock { $0 += seconds }
-    }
-
-    var timeSource: TimeSource {
-        TimeSource(now: { self.date }, sleep: { _ in })
-    }
+    /// A clock for the authentication and STS tests, at ``signingStart``.
+    static func signing() -> TestClock { TestClock(now: Date(timeIntervalSince1970: TimeInterval(Self.signingStart))) }
 }
 
 /// A stack state in its own temporary data directory with administrator credentials and a hand-moved
@@ -35,7 +25,7 @@ final class SigningFixture: Sendable {
     static let host = "127.0.0.1:9000"
 
     let directory: String
-    let clock: SigningTestClock
+    let clock: TestClock
     let state: LocalState
     let authenticator: RequestAuthenticator
 
@@ -45,7 +35,7 @@ final class SigningFixture: Sendable {
         configuration.adminCredentials = Self.admin
         configure(&configuration)
         self.directory = directory
-        self.clock = SigningTestClock()
+        self.clock = TestClock.signing()
         self.state = try LocalState(configuration: configuration, timeSource: self.clock.timeSource, logger: Logger(label: "wif.test.signing"))
         self.authenticator = RequestAuthenticator(state: self.state)
     }
@@ -63,7 +53,7 @@ final class SigningFixture: Sendable {
         let roleArn = "arn:aws:iam::000000000000:role/personal-store-facebook"
         let session = LocalSession(
             accessKeyId: SessionCodec.makeAccessKeyId(), secretAccessKey: SessionCodec.makeSecretAccessKey(),
-            issuedAt: self.clock.now, expiresAt: self.clock.now + lifetime, roleArn: roleArn, roleId: "AROAEXAMPLEROLEID0001",
+            issuedAt: self.clock.seconds, expiresAt: self.clock.seconds + lifetime, roleArn: roleArn, roleId: "AROAEXAMPLEROLEID0001",
             sessionName: "app-\(user)", identity: IdentityRecord(kind: .facebook, subject: user, audiences: ["100000000000001"]))
         let token = try self.state.sessions.seal(session)
         return (session, AWSCredentials(accessKeyId: session.accessKeyId, secretAccessKey: session.secretAccessKey, sessionToken: token))
@@ -79,7 +69,7 @@ final class SigningFixture: Sendable {
     ) throws -> SigV4Request {
         var request = SigV4Request(method: method, scheme: "http", host: Self.host, path: path, query: query, headers: headers)
         let signer = SigV4Signer(credentials: credentials ?? self.adminCredentials, region: region, service: service, rules: rules)
-        try signer.sign(&request, payload: .bytes(body), date: date ?? self.clock.date)
+        try signer.sign(&request, payload: .bytes(body), date: date ?? self.clock.now)
         return request
     }
 
@@ -91,7 +81,7 @@ final class SigningFixture: Sendable {
     ) throws -> String {
         let request = SigV4Request(method: method, scheme: "http", host: Self.host, path: path, query: query)
         let signer = SigV4Signer(credentials: credentials ?? self.adminCredentials, region: region, service: service)
-        let url = try signer.presign(request, date: date ?? self.clock.date, expires: expires)
+        let url = try signer.presign(request, date: date ?? self.clock.now, expires: expires)
         return String(url.dropFirst("http://\(Self.host)".count))
     }
 

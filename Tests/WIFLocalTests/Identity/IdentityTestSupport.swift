@@ -7,26 +7,14 @@ import Testing
 import WIFCredentials
 
 @testable import WIFLocal
+import WIFTestSupport
 
-/// A clock the identity tests move by hand.
-final class IdentityTestClock: Sendable {
-    /// 2025-06-15T15:06:40Z, an arbitrary fixed start.
-    static let start = Date(timeIntervalSince1970: 1_750_000_000)
+extension TestClock {
+    /// 2025-06-15T15:06:40Z, where the identity tests' clocks start.
+    static let identityStart = Date(timeIntervalSince1970: 1_750_000_000)
 
-    private let current = Mutex<Date>(IdentityTestClock.start)
-
-    var now: Date { self.current.withLock { $0 } }
-
-    /// Whole seconds since 1970.
-    var seconds: Int64 { Int64(self.now.timeIntervalSince1970) }
-
-    func advance(by seconds: TimeInterval) {
-        self.current.withLock { $0 = $0.addingTimeInterval(seconds) }
-    }
-
-    var timeSource: TimeSource {
-        TimeSource(now: { self.now }, sleep: { _ in })
-    }
+    /// A clock for the identity tests, at ``identityStart``.
+    static func identity() -> TestClock { TestClock(now: Self.identityStart) }
 }
 
 /// A value shared with escaping closures.
@@ -50,7 +38,7 @@ final class IdentityBox<Value: Sendable>: Sendable {
 /// A stack state in its own temporary data directory, with a hand-moved clock.
 struct IdentityFixture: Sendable {
     let directory: String
-    let clock: IdentityTestClock
+    let clock: TestClock
     let state: LocalState
 
     var configuration: LocalConfiguration { self.state.configuration }
@@ -60,7 +48,7 @@ struct IdentityFixture: Sendable {
     /// A new directory starts with a copy of one issuer key shared by the tests, since generating an RSA
     /// key per test would dominate the suite's time; `freshKey` lets the key store create its own.
     init(
-        directory: String? = nil, clock: IdentityTestClock = IdentityTestClock(), freshKey: Bool = false,
+        directory: String? = nil, clock: TestClock = TestClock.identity(), freshKey: Bool = false,
         configure: (inout LocalConfiguration) -> Void = { _ in }
     ) throws {
         let isNew = directory == nil
@@ -143,7 +131,7 @@ enum IdentitySharedKey {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wif-identity-key-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         guard let data = try? DataDirectory(root: directory),
-            (try? IssuerSigningKey.load(from: data, now: IdentityTestClock.start, subject: "wif.localhost")) != nil
+            (try? IssuerSigningKey.load(from: data, now: TestClock.identityStart, subject: "wif.localhost")) != nil
         else { return [:] }
         var files: [String: Data] = [:]
         for name in [IssuerSigningKey.keyFileName, IssuerSigningKey.certificateFileName] {
@@ -165,7 +153,7 @@ enum IdentitySharedKey {
 /// Runs `body` with a fresh fixture and removes its directory afterwards.
 @discardableResult
 func withIdentityFixture<T>(
-    clock: IdentityTestClock = IdentityTestClock(),
+    clock: TestClock = TestClock.identity(),
     freshKey: Bool = false,
     configure: (inout LocalConfiguration) -> Void = { _ in },
     _ body: (IdentityFixture) async throws -> T

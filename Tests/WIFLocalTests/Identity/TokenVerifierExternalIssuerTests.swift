@@ -3,6 +3,7 @@ import JWTKit
 import Testing
 
 @testable import WIFLocal
+import WIFTestSupport
 
 @Suite("Token verification: external issuers")
 struct TokenVerifierExternalIssuerTests {
@@ -26,7 +27,7 @@ struct TokenVerifierExternalIssuerTests {
         }
     }
 
-    private func claims(_ clock: IdentityTestClock, aud: String = "app-1", iss: String = Self.issuer) -> String {
+    private func claims(_ clock: TestClock, aud: String = "app-1", iss: String = Self.issuer) -> String {
         IdentityJWT.json(["iss": iss, "sub": "user-7", "aud": aud, "azp": "app-1", "amr": ["pwd", "mfa"], "iat": clock.seconds, "exp": clock.seconds + 300])
     }
 

@@ -7,6 +7,7 @@ import Testing
 import WIFCredentials
 
 @testable import WIFLocal
+import WIFTestSupport
 
 /// The WIFCredentials OAuth 2.0 / OpenID Connect client against the local stack's issuer: browser and
 /// device sign-in, renewal, rotation and reuse, revocation, and a web-identity provider that keeps
@@ -17,7 +18,7 @@ import WIFCredentials
     /// expects never to fire (the browser flow's wait for its redirect): it waits in real time and
     /// leaves the clock alone, so the wait cannot age the authorization code it is waiting for.
     final class FlowClock: Sendable {
-        private let state = Mutex<(now: Date, sleeps: [Duration])>((IdentityTestClock.start, []))
+        private let state = Mutex<(now: Date, sleeps: [Duration])>((TestClock.identityStart, []))
         private let hook = Mutex<(@Sendable (Int) async throws -> Void)?>(nil)
 
         var now: Date { self.state.withLock { $0.now } }

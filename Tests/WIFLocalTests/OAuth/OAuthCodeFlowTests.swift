@@ -4,6 +4,7 @@ import Testing
 import WIFCredentials
 
 @testable import WIFLocal
+import WIFTestSupport
 
 /// The authorization code flow with PKCE over real HTTP, the browser step read from the 302 `Location`.
 @Suite("OAuth authorization code flow")
@@ -248,7 +249,7 @@ struct OAuthCodeFlowTests {
 
     @Test("An authorization code expires after authorizationCodeLifetime on the stack's clock")
     func codeExpires() async throws {
-        let clock = IdentityTestClock()
+        let clock = TestClock.identity()
         try await OAuthHarness.run(clock: clock, configure: { $0.oauth.authorizationCodeLifetime = 30 }) { stack in
             let (code, verifier) = try await stack.code()
             clock.advance(by: 30)
@@ -288,8 +289,8 @@ struct OAuthCodeFlowTests {
 
     @Test("No code, verifier or token appears in the stack's logs")
     func secretsNotLogged() async throws {
-        let recorder = StackLogRecorder()
-        try await OAuthHarness.run(logger: recorder.logger()) { stack in
+        let recorder = TestLogRecorder()
+        try await OAuthHarness.run(logger: recorder.logger(level: .debug, label: "wif.local.test")) { stack in
             let (code, verifier) = try await stack.code()
             let tokens = try await stack.exchange(code, verifier: verifier).json()
             let refreshToken = try #require(tokens["refresh_token"] as? String)

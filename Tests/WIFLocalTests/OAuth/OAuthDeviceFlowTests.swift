@@ -3,6 +3,7 @@ import JWTKit
 import Testing
 
 @testable import WIFLocal
+import WIFTestSupport
 
 /// The device authorization grant (RFC 8628) over HTTP, on a hand-moved clock.
 @Suite("OAuth device authorization")
@@ -17,7 +18,7 @@ struct OAuthDeviceFlowTests {
 
     @Test("Pending until the user approves, then tokens once")
     func approve() async throws {
-        let clock = IdentityTestClock()
+        let clock = TestClock.identity()
         try await OAuthHarness.run(clock: clock) { stack in
             let device = try await self.start(stack)
             let deviceCode = try #require(device["device_code"] as? String)
@@ -63,7 +64,7 @@ struct OAuthDeviceFlowTests {
 
     @Test("Polling sooner than the interval is slow_down, and the interval grows by 5 seconds each time")
     func slowDown() async throws {
-        let clock = IdentityTestClock()
+        let clock = TestClock.identity()
         try await OAuthHarness.run(clock: clock) { stack in
             let deviceCode = try #require(try await self.start(stack)["device_code"] as? String)
             #expect(try await stack.poll(deviceCode).error == "authorization_pending")
@@ -80,7 +81,7 @@ struct OAuthDeviceFlowTests {
 
     @Test("A denied request is access_denied")
     func deny() async throws {
-        let clock = IdentityTestClock()
+        let clock = TestClock.identity()
         try await OAuthHarness.run(clock: clock) { stack in
             let device = try await self.start(stack)
             let deviceCode = try #require(device["device_code"] as? String)
@@ -97,7 +98,7 @@ struct OAuthDeviceFlowTests {
 
     @Test("After deviceCodeLifetime the device code is expired_token and the user code is refused")
     func expiry() async throws {
-        let clock = IdentityTestClock()
+        let clock = TestClock.identity()
         try await OAuthHarness.run(clock: clock, configure: { $0.oauth.deviceCodeLifetime = 120 }) { stack in
             let device = try await self.start(stack)
             #expect(device["expires_in"] as? Int == 120)

@@ -3,13 +3,14 @@ import JWTKit
 import Testing
 
 @testable import WIFLocal
+import WIFTestSupport
 
 /// Refresh tokens: rotation, reuse detection, revocation, expiry and persistence across restarts.
 @Suite("OAuth refresh tokens")
 struct OAuthRefreshTests {
     @Test("Each refresh gives a new refresh token and a new ID token; the old refresh token stops working")
     func rotation() async throws {
-        let clock = IdentityTestClock()
+        let clock = TestClock.identity()
         try await OAuthHarness.run(clock: clock, configure: { $0.oauth.idTokenLifetime = 300 }) { stack in
             let first = try await stack.signIn()
             #expect(first["expires_in"] as? Int == 300)
@@ -29,7 +30,7 @@ struct OAuthRefreshTests {
                 let claims = try await keys.verify(try #require(tokens["id_token"] as? String), as: OAuthIDTokenClaims.self)
                 #expect(Int64(claims.iat.value.timeIntervalSince1970) == clock.seconds)
                 #expect(Int64(claims.exp.value.timeIntervalSince1970) == clock.seconds + 300)
-                #expect(claims.auth_time == IdentityTestClock.start.timeIntervalSince1970.asSeconds, "round \(round)")
+                #expect(claims.auth_time == TestClock.identityStart.timeIntervalSince1970.asSeconds, "round \(round)")
                 #expect(claims.sub.value == "alice")
                 #expect(claims.nonce == nil)
             }
@@ -86,7 +87,7 @@ struct OAuthRefreshTests {
 
     @Test("A refresh token expires refreshTokenLifetime after it was issued")
     func expiry() async throws {
-        let clock = IdentityTestClock()
+        let clock = TestClock.identity()
         try await OAuthHarness.run(clock: clock, configure: { $0.oauth.refreshTokenLifetime = 100 }) { stack in
             let first = try #require(try await stack.signIn()["refresh_token"] as? String)
             clock.advance(by: 99)

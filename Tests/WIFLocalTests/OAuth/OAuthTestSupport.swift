@@ -9,6 +9,7 @@ import WIFCredentials
 
 @testable import WIFLocal
 import WIFFoundation
+import WIFTestSupport
 
 /// A running stack and the HTTP calls an OAuth client and a browser make to it.
 struct OAuthHarness: Sendable {
@@ -20,7 +21,7 @@ struct OAuthHarness: Sendable {
     let endpoint: LocalEndpoint
     let directory: String
     /// The stack's clock when the test injected one.
-    let clock: IdentityTestClock?
+    let clock: TestClock?
 
     var base: String { self.endpoint.url }
 
@@ -32,7 +33,7 @@ struct OAuthHarness: Sendable {
 
     /// Runs a stack over a fresh data directory (removed afterwards).
     static func run<T: Sendable>(
-        clock: IdentityTestClock? = nil, logger: Logger = LocalStack.silentLogger,
+        clock: TestClock? = nil, logger: Logger = LocalStack.silentLogger,
         configure: (inout LocalConfiguration) -> Void = { _ in },
         _ body: (OAuthHarness) async throws -> T
     ) async throws -> T {
@@ -44,7 +45,7 @@ struct OAuthHarness: Sendable {
 
     /// Runs a stack over an existing data directory.
     static func run<T: Sendable>(
-        in directory: String, clock: IdentityTestClock? = nil, logger: Logger = LocalStack.silentLogger,
+        in directory: String, clock: TestClock? = nil, logger: Logger = LocalStack.silentLogger,
         configure: (inout LocalConfiguration) -> Void = { _ in },
         _ body: (OAuthHarness) async throws -> T
     ) async throws -> T {

@@ -4,6 +4,7 @@ import Testing
 import WIFCredentials
 
 @testable import WIFLocal
+import WIFTestSupport
 
 @Suite("STSService")
 struct STSServiceTests {
@@ -15,12 +16,12 @@ struct STSServiceTests {
         let answer = await fixture.post(STSFixture.assume())
         #expect(answer.status == 200)
         #expect(try answer.rootName() == "AssumeRoleWithWebIdentityResponse")
-        let result = try answer.decoded(at: fixture.signing.clock.date)
+        let result = try answer.decoded(at: fixture.signing.clock.now)
 
         #expect(result.credentials.accessKeyId.hasPrefix("ASIA"))
         #expect(result.credentials.accessKeyId.count == 20)
         #expect(result.credentials.secretAccessKey.count == 40)
-        #expect(result.serverExpiration == fixture.signing.clock.date.addingTimeInterval(3600))
+        #expect(result.serverExpiration == fixture.signing.clock.now.addingTimeInterval(3600))
         #expect(result.subjectFromWebIdentityToken == "1001")
         #expect(result.audience == STSFixture.facebookApp)
         #expect(result.provider == "graph.facebook.com")
@@ -41,8 +42,8 @@ struct STSServiceTests {
         #expect(session.roleArn == STSFixture.facebookRole)
         #expect("\(session.roleId):\(session.sessionName)" == roleId)
         #expect(session.identity == STSFixture.facebook())
-        #expect(session.issuedAt == SigningTestClock.start)
-        #expect(session.expiresAt == SigningTestClock.start + 3600)
+        #expect(session.issuedAt == TestClock.signingStart)
+        #expect(session.expiresAt == TestClock.signingStart + 3600)
         #expect(session.sessionPolicy == nil)
     }
 
@@ -50,8 +51,8 @@ struct STSServiceTests {
     func assumeRoleByGET() async throws {
         let fixture = try STSFixture.accepting()
         let answer = await fixture.get(STSFixture.assume(extra: [("DurationSeconds", "900")]))
-        let result = try answer.decoded(at: fixture.signing.clock.date)
-        #expect(result.serverExpiration == fixture.signing.clock.date.addingTimeInterval(900))
+        let result = try answer.decoded(at: fixture.signing.clock.now)
+        #expect(result.serverExpiration == fixture.signing.clock.now.addingTimeInterval(900))
     }
 
     @Test("keeps a session policy and policy ARNs in the session and reports the packed size")
@@ -65,7 +66,7 @@ struct STSServiceTests {
             """
         let arn = "arn:aws:iam::aws:policy/AmazonS3ReadOnlyAccess"
         let answer = await fixture.post(STSFixture.assume(extra: [("Policy", policy), ("PolicyArns.member.1.arn", arn)]))
-        let result = try answer.decoded(at: fixture.signing.clock.date)
+        let result = try answer.decoded(at: fixture.signing.clock.now)
         let token = try #require(result.credentials.sessionToken)
         let session = try #require(fixture.signing.state.sessions.open(token))
         let stored = try #require(session.sessionPolicy)
@@ -79,7 +80,7 @@ struct STSServiceTests {
     @Test("reports the token's source identity")
     func sourceIdentity() async throws {
         let fixture = try STSFixture.accepting(sourceIdentity: "alice@example.com")
-        let result = try await fixture.post(STSFixture.assume()).decoded(at: fixture.signing.clock.date)
+        let result = try await fixture.post(STSFixture.assume()).decoded(at: fixture.signing.clock.now)
         #expect(result.sourceIdentity == "alice@example.com")
     }
 
@@ -135,7 +136,7 @@ struct STSServiceTests {
                   "Condition": {"StringEquals": {"graph.facebook.com:app_id": "100000000000001", "aws:RequestTag/team": "blue"}}}]}
                 """
         }
-        let result = try await allowed.post(STSFixture.assume()).decoded(at: allowed.signing.clock.date)
+        let result = try await allowed.post(STSFixture.assume()).decoded(at: allowed.signing.clock.now)
         #expect(result.credentials.accessKeyId.hasPrefix("ASIA"))
     }
 
@@ -148,8 +149,8 @@ struct STSServiceTests {
         let error = try #require(await fixture.post(STSFixture.assume(extra: [("DurationSeconds", "7201")])).serviceError())
         #expect(error.code == "ValidationError")
         #expect(error.message == "The requested DurationSeconds exceeds the MaxSessionDuration set for this role.")
-        let result = try await fixture.post(STSFixture.assume(extra: [("DurationSeconds", "7200")])).decoded(at: fixture.signing.clock.date)
-        #expect(result.serverExpiration == fixture.signing.clock.date.addingTimeInterval(7200))
+        let result = try await fixture.post(STSFixture.assume(extra: [("DurationSeconds", "7200")])).decoded(at: fixture.signing.clock.now)
+        #expect(result.serverExpiration == fixture.signing.clock.now.addingTimeInterval(7200))
     }
 
     @Test("refuses every caller of a role whose trust policy is invalid")
@@ -299,7 +300,7 @@ struct STSServiceTests {
     @Test("says who a session is")
     func callerIdentityOfSession() async throws {
         let fixture = try STSFixture.accepting()
-        let credentials = try await fixture.post(STSFixture.assume()).decoded(at: fixture.signing.clock.date).credentials
+        let credentials = try await fixture.post(STSFixture.assume()).decoded(at: fixture.signing.clock.now).credentials
         let answer = try await fixture.postSigned([("Action", "GetCallerIdentity"), ("Version", "2011-06-15")], credentials: credentials)
         #expect(answer.status == 200)
         #expect(try answer.rootName() == "GetCallerIdentityResponse")
@@ -334,7 +335,7 @@ struct STSServiceTests {
         #expect(mismatch.httpStatus == 403)
 
         let credentials = try await fixture.post(STSFixture.assume(extra: [("DurationSeconds", "900")]))
-            .decoded(at: fixture.signing.clock.date).credentials
+            .decoded(at: fixture.signing.clock.now).credentials
         fixture.signing.clock.advance(by: 900)
         let expired = try #require(
             try await fixture.postSigned([("Action", "GetCallerIdentity"), ("Version", "2011-06-15")], credentials: credentials)

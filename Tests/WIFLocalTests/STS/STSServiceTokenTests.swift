@@ -10,7 +10,7 @@ struct STSServiceTokenTests {
     static func token(_ fixture: STSFixture, profile name: String, user: String = "alice", ttl: Int = 3600) throws -> (String, ProviderProfile) {
         let profile = try #require(fixture.signing.state.configuration.provider(named: name))
         let token = try DevelopmentTokenIssuer(state: fixture.signing.state).issue(
-            profile: profile, user: user, ttl: ttl, now: fixture.signing.clock.date)
+            profile: profile, user: user, ttl: ttl, now: fixture.signing.clock.now)
         return (token, profile)
     }
 
@@ -25,7 +25,7 @@ struct STSServiceTokenTests {
         let (token, profile) = try Self.token(fixture, profile: profileName)
         let role = "arn:aws:iam::000000000000:role/personal-store-\(profileName)"
         let answer = await fixture.post(STSFixture.assume(role: role, session: "alice", token: token, providerId: profile.providerId))
-        let result = try answer.decoded(roleArn: role, at: fixture.signing.clock.date)
+        let result = try answer.decoded(roleArn: role, at: fixture.signing.clock.now)
         #expect(result.provider == provider)
         #expect(result.subjectFromWebIdentityToken == "alice")
         #expect(result.audience == profile.clientIds.first)

@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import Testing
 @testable import WIFLocal
+import WIFTestSupport
 
 /// Which service answers which request, and what the responder logs.
 @Suite struct LocalResponderTests {
@@ -104,9 +105,9 @@ import Testing
     }
 
     @Test func eachRequestIsLoggedOnceWithoutItsQuery() async throws {
-        let recorder = StackLogRecorder()
+        let recorder = TestLogRecorder()
         try await StackTestSupport.withDataDirectory { path in
-            try await LocalStack.run(.default(dataDirectory: path), logger: recorder.logger()) { endpoint in
+            try await LocalStack.run(.default(dataDirectory: path), logger: recorder.logger(level: .debug, label: "wif.local.test")) { endpoint in
                 _ = try await StackTestSupport.send(
                     "GET", endpoint.url + "/wif-personal/google/alice/a.txt?X-Amz-Signature=0ddba11feedface&X-Amz-Security-Token=sealedsessiontoken",
                     headers: [("Authorization", "AWS4-HMAC-SHA256 Credential=AKIA/x, Signature=c0ffeec0ffee")])

@@ -5,6 +5,7 @@ import NIOCore
 import ServerApp
 import Testing
 import WIFLocal
+import WIFTestSupport
 
 /// The file server against the in-process local stack: real tokens, real STS and S3 with the role's
 /// policies, over loopback HTTP.
@@ -167,7 +168,8 @@ import WIFLocal
     }
 
     @Test func aSessionEndsWhenItsTokenExpires() async throws {
-        let clock = TestClock()
+        // At the real time, so that the dates the servers write in their answers agree with it.
+        let clock = TestClock(now: Date())
         try await Support.withServer(clock: clock) { server in
             let alice = try server.token("alice", ttl: 600)
             #expect(try await server.send(.put, "/files/a.txt", token: alice, text: "a").status == .created)

@@ -9,26 +9,7 @@ import Synchronization
 import Testing
 import WIFCredentials
 import WIFLocal
-
-/// A clock the tests move by hand. It starts at the real time, so that the dates the servers write in
-/// their answers agree with it.
-final class TestClock: Sendable {
-    private let current: Mutex<Date>
-
-    init(start: Date = Date()) {
-        self.current = Mutex(start)
-    }
-
-    var now: Date { self.current.withLock { $0 } }
-
-    func advance(by seconds: TimeInterval) {
-        self.current.withLock { $0 = $0.addingTimeInterval(seconds) }
-    }
-
-    var timeSource: TimeSource {
-        TimeSource(now: { self.now }, sleep: { _ in try Task.checkCancellation() })
-    }
-}
+import WIFTestSupport
 
 /// The file server running against an in-process local stack, and a client for it.
 struct ServerFixture: Sendable {

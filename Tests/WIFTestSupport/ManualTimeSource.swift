@@ -25,7 +25,7 @@ import WIFCredentials
 /// clock.advance(by: .seconds(5))
 /// try await task.value
 /// ```
-final class ManualTimeSource: Sendable {
+public final class ManualTimeSource: Sendable {
     private struct Sleeper {
         var deadline: Date
         var sequence: UInt64
@@ -60,12 +60,12 @@ final class ManualTimeSource: Sendable {
 
     /// Creates a clock reading `now`.
     /// - Parameter now: The starting time; a fixed, round date by default.
-    init(now: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
+    public init(now: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
         self.state = Mutex(State(now: now))
     }
 
     /// A `TimeSource` reading and sleeping on this clock.
-    var timeSource: TimeSource {
+    public var timeSource: TimeSource {
         TimeSource(
             now: { self.now },
             sleep: { duration in try await self.sleep(for: duration) }
@@ -73,38 +73,38 @@ final class ManualTimeSource: Sendable {
     }
 
     /// The clock's current time.
-    var now: Date {
+    public var now: Date {
         self.state.withLock { $0.now }
     }
 
     /// How many tasks are asleep on this clock.
-    var sleeperCount: Int {
+    public var sleeperCount: Int {
         self.state.withLock { $0.sleepers.count }
     }
 
     /// Moves the clock forward and wakes the sleepers whose deadline is reached.
     /// - Parameter duration: How far to move; must not be negative.
-    func advance(by duration: Duration) {
+    public func advance(by duration: Duration) {
         precondition(duration >= .zero, "a manual clock only moves forward")
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         self.moveAndWake { $0.addingTimeInterval(seconds) }
     }
 
     /// Moves the clock forward by a number of seconds and wakes the sleepers whose deadline is reached.
-    func advance(seconds: Double) {
+    public func advance(seconds: Double) {
         precondition(seconds >= 0, "a manual clock only moves forward")
         self.moveAndWake { $0.addingTimeInterval(seconds) }
     }
 
     /// Sets the clock to `date`, which may be earlier than now (nobody wakes then), and wakes the
     /// sleepers whose deadline is reached.
-    func set(to date: Date) {
+    public func set(to date: Date) {
         self.moveAndWake { _ in date }
     }
 
     /// Suspends until the clock reaches `now + duration`.
     /// - Throws: `CancellationError` when the calling task is cancelled, at once.
-    func sleep(for duration: Duration) async throws {
+    public func sleep(for duration: Duration) async throws {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         guard seconds > 0 else {
             try Task.checkCancellation()
@@ -132,7 +132,7 @@ final class ManualTimeSource: Sendable {
     /// Suspends until at least `count` tasks are asleep on this clock.
     /// - Throws: `CancellationError` when the calling task is cancelled (for example by a test's time
     ///   limit), so a sleeper that never comes cannot hang the test run.
-    func waitForSleepers(count: Int) async throws {
+    public func waitForSleepers(count: Int) async throws {
         let id = self.state.withLock { $0.takeID() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in

@@ -3,27 +3,33 @@ import Synchronization
 
 /// Collects log records in memory, so tests can check levels, metadata keys and that nothing secret
 /// was logged.
-final class TestLogRecorder: Sendable {
-    struct Record: Sendable {
-        var level: Logger.Level
-        var message: String
-        var metadata: [String: String]
+public final class TestLogRecorder: Sendable {
+    /// One log record, metadata flattened to text.
+    public struct Record: Sendable {
+        public var level: Logger.Level
+        public var message: String
+        public var metadata: [String: String]
     }
 
     private let storage = Mutex<[Record]>([])
 
+    public init() {}
+
     /// Everything logged so far, in order.
-    var records: [Record] { self.storage.withLock { $0 } }
+    public var records: [Record] { self.storage.withLock { $0 } }
 
     /// A logger at trace level that records into this recorder.
-    var logger: Logger {
-        var logger = Logger(label: "test", factory: { _ in Handler(recorder: self) })
-        logger.logLevel = .trace
+    public var logger: Logger { self.logger(level: .trace) }
+
+    /// A logger at `level` that records into this recorder.
+    public func logger(level: Logger.Level, label: String = "test") -> Logger {
+        var logger = Logger(label: label, factory: { _ in Handler(recorder: self) })
+        logger.logLevel = level
         return logger
     }
 
     /// Every message and metadata value, for checking that nothing secret was logged.
-    var text: String {
+    public var text: String {
         self.records.map { record in
             ([record.message] + record.metadata.map { "\($0.key)=\($0.value)" }).joined(separator: " ")
         }.joined(separator: "\n")

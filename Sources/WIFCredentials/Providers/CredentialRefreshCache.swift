@@ -22,7 +22,7 @@ actor CredentialRefreshCache {
     private typealias Machine = CredentialRefreshStateMachine<RefreshPromise<AWSCredentials>>
 
     private var machine: Machine
-    private var refreshTask: Task<Void, Never>?
+    private var driver = RefreshDriver<AWSCredentials>()
     private let fetch: Fetch
     private let timeSource: TimeSource
     private let configurationError: WIFCredentialsError?
@@ -102,11 +102,17 @@ actor CredentialRefreshCache {
     var waitingCallerCount: Int { self.machine.refreshInFlight?.waiterCount ?? 0 }
 
     /// Whether a refresh is in flight.
-    var isRefreshing: Bool { self.refreshTask != nil }
+    var isRefreshing: Bool { self.driver.isRefreshing }
 
     /// Waits until the refresh in flight, if any, has finished and its result is recorded.
     func waitForRefresh() async {
-        await self.refreshTask?.value
+        await self.driver.wait()
+    }
+
+    /// Cancels the refresh in flight, if any: the source sees the cancellation, and the refresh ends
+    /// as a failure that its waiters share. The next request refreshes again.
+    func cancelRefresh() {
+        self.driver.cancel()
     }
 
     private func startRefresh(_ promise: RefreshPromise<AWSCredentials>, reason: String, logger: Logger) {
@@ -116,15 +122,17 @@ actor CredentialRefreshCache {
         )
         // Unstructured on purpose: the refresh outlives any one caller, and a caller's cancellation must
         // not reach it.
-        self.refreshTask = Task {
-            let result: Result<AWSCredentials, any Error>
-            do {
-                result = .success(try await self.fetch(logger))
-            } catch {
-                result = .failure(error)
-            }
-            self.finishRefresh(promise, result: result, logger: logger)
-        }
+        self.driver.start(
+            promise,
+            running: Task {
+                let result: Result<AWSCredentials, any Error>
+                do {
+                    result = .success(try await self.fetch(logger))
+                } catch {
+                    result = .failure(error)
+                }
+                self.finishRefresh(promise, result: result, logger: logger)
+            })
     }
 
     private func finishRefresh(_ promise: RefreshPromise<AWSCredentials>, result: Result<AWSCredentials, any Error>, logger: Logger) {
@@ -136,9 +144,8 @@ actor CredentialRefreshCache {
         case .failure(let error):
             completion = self.machine.refreshFailed(error, recoverable: Self.isRecoverable(error), now: now)
         }
-        self.refreshTask = nil
         Self.log(completion, now: now, logger: logger)
-        promise.complete(with: completion.result)
+        self.driver.complete(promise, with: completion.result)
     }
 
     /// Whether waiting and trying again could succeed: ``WIFCredentialsError/isRecoverable`` for our

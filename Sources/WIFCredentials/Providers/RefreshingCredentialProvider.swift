@@ -89,6 +89,14 @@ public struct RefreshingCredentialProvider: CredentialProvider, CustomStringConv
         await self.invalidateSource(accessKeyId)
     }
 
+    /// Cancels the refresh in flight, if any, for an owner that shuts down: the source sees the
+    /// cancellation, and the callers waiting for that refresh get what a failed refresh gives them
+    /// (the cached credentials, or `noCredentials` when none are cached). The next request refreshes
+    /// again.
+    public func cancelRefresh() async {
+        await self.cache.cancelRefresh()
+    }
+
     /// Names the type and its source, never any credentials.
     public var description: String { "RefreshingCredentialProvider(source: \(self.sourceName))" }
 }

@@ -120,6 +120,26 @@ import WIFTestSupport
         #expect(fixture.source.calls == 2)
     }
 
+    @Test func cancellingTheRefreshEndsItForItsWaitersAndTheNextRequestRefreshesAgain() async throws {
+        let calls = Mutex(0)
+        let provider = RefreshingCredentialProvider(timeSource: ManualTimeSource().timeSource) { _ in
+            let number = calls.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            // The first refresh hangs until it is cancelled; a real sleep that cancellation ends at once.
+            if number == 1 { try await Task.sleep(for: .seconds(600)) }
+            return AWSCredentials(accessKeyId: "ASIAAFTERCANCEL\(number)", secretAccessKey: "s")
+        }
+        let waiter = Task { try await provider.getCredentials() }
+        while await provider.cache.waitingCallerCount < 1 { await Task.yield() }
+        await provider.cancelRefresh()
+        let error = await #expect(throws: WIFCredentialsError.self) { try await waiter.value }
+        #expect(error?.code == .noCredentials)
+        #expect(await provider.cache.isRefreshing == false)
+        #expect(try await provider.getCredentials().accessKeyId == "ASIAAFTERCANCEL2")
+    }
+
     @Test func refreshCompletesAndIsCachedWhenItsOnlyCallerIsCancelled() async throws {
         let fixture = try await Fixture(seed: false)
         fixture.source.closeGate()

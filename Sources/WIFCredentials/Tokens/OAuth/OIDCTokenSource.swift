@@ -129,6 +129,12 @@ public struct OIDCTokenSource: WebIdentityTokenSource, CustomStringConvertible {
         await self.refresher.replaceTokens(tokens)
     }
 
+    /// Cancels the ID-token renewal in flight, if any, for an owner that shuts down: the callers
+    /// waiting for it get the failure it ends with, and the next request renews again.
+    public func cancelRefresh() async {
+        await self.refresher.cancelRefresh()
+    }
+
     /// The client; never a token.
     public var description: String { "OIDCTokenSource(\(self.client))" }
 }
@@ -143,9 +149,10 @@ actor OIDCTokenRefresher {
     private let onTokensRefreshed: OIDCTokenSource.TokensRefreshed?
     /// Renewed tokens that could not be saved yet.
     private var unsaved: OAuth2Tokens?
-    private var refreshTask: Task<Void, Never>?
+    private var driver = RefreshDriver<OAuth2Tokens>()
+
     /// The promise of the refresh in flight.
-    private(set) var inFlight: RefreshPromise<OAuth2Tokens>?
+    var inFlight: RefreshPromise<OAuth2Tokens>? { self.driver.promise }
 
     init(
         client: OAuth2Client,
@@ -169,7 +176,12 @@ actor OIDCTokenRefresher {
 
     /// Waits until the refresh in flight, if any, has finished (for tests).
     func waitForRefresh() async {
-        await self.refreshTask?.value
+        await self.driver.wait()
+    }
+
+    /// Cancels the renewal in flight, if any; it ends as a failure that its waiters share.
+    func cancelRefresh() {
+        self.driver.cancel()
     }
 
     func replaceTokens(_ tokens: OAuth2Tokens) {
@@ -200,10 +212,7 @@ actor OIDCTokenRefresher {
             )
             // Unstructured on purpose: the refresh outlives any one caller, and a caller's
             // cancellation must not reach it.
-            self.inFlight = promise
-            self.refreshTask = Task {
-                await self.runRefresh(promise, tokens: tokens, logger: logger)
-            }
+            self.driver.start(promise, running: Task { await self.runRefresh(promise, tokens: tokens, logger: logger) })
             return try await promise.value()
         }
     }
@@ -254,9 +263,7 @@ actor OIDCTokenRefresher {
     }
 
     private func complete(_ promise: RefreshPromise<OAuth2Tokens>, with result: Result<OAuth2Tokens, any Error>) {
-        self.refreshTask = nil
-        self.inFlight = nil
-        promise.complete(with: result)
+        self.driver.complete(promise, with: result)
     }
 
     private func finish(_ promise: RefreshPromise<OAuth2Tokens>, _ completion: Machine.Completion, now: Date, logger: Logger) {

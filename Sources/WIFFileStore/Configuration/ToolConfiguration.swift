@@ -1,42 +1,20 @@
-import ArgumentParser
 import Foundation
 import S3Partition
-
-/// Options of the file-store commands (`login`, `whoami`, `put`, `list`, `get`, `rm`, `logout`).
-struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: "The S3 endpoint URL, or 'embedded' for the in-process local stack (default: WIF_ENDPOINT, the config file, embedded).")
-    var endpoint: String?
-
-    @Option(name: .long, help: "The STS endpoint URL (default: WIF_STS_ENDPOINT, the config file, the S3 endpoint).")
-    var stsEndpoint: String?
-
-    @Option(name: .long, help: "The shared bucket (default: WIF_BUCKET, the config file, the role's bucket on the embedded stack).")
-    var bucket: String?
-
-    @Option(name: .long, help: "Keep a separate sign-in under this name, so several people can share one WIF_HOME (default: WIF_ACCOUNT).")
-    var account: String?
-
-    @Option(name: .long, help: "The key file of the encrypted store $WIF_HOME/secrets.enc (default: WIF_KEY_FILE, else secrets.key beside it; a passphrase comes from WIF_PASSPHRASE or the terminal).")
-    var keyFile: String?
-
-    @Flag(name: [.short, .long], help: "Print no progress bar and no line per file.")
-    var quiet = false
-}
 
 /// The settings a file-store command runs with, resolved from flags, the environment and the config file.
 ///
 /// Precedence, highest first: a flag, a `WIF_*` environment variable, the `[account NAME]` section of
 /// the config file, its `[default]` section, the built-in default.
-struct ToolConfiguration: Sendable {
+public struct ToolConfiguration: Sendable {
     /// Where the tool talks to.
-    enum Target: Sendable, Equatable {
+    public enum Target: Sendable, Equatable {
         /// The local stack, run inside the process with its data in this folder.
         case embedded(dataDirectory: URL)
         /// A running S3 service and the STS that federates into it.
         case remote(s3: URL, sts: URL)
 
         /// How a session records the target it was made for.
-        var identifier: String {
+        public var identifier: String {
             switch self {
             case .embedded: ToolConfiguration.embeddedName
             case .remote(let s3, _): s3.absoluteString
@@ -45,66 +23,107 @@ struct ToolConfiguration: Sendable {
     }
 
     /// The word that selects the embedded stack where an endpoint URL is expected.
-    static let embeddedName = "embedded"
+    public static let embeddedName = "embedded"
 
     /// The tool's folder: `WIF_HOME`, or `~/.wif`.
-    var home: URL
+    public var home: URL
     /// The named sign-in, or `nil` for the default one.
-    var account: String?
-    var target: Target
-    var region: String
-    var bucket: String?
-    var roleArn: String?
-    var provider: String?
-    var partitionTemplate: String?
+    public var account: String?
+    /// Where the file-store commands send their requests.
+    public var target: Target
+    /// The region requests are signed for.
+    public var region: String
+    /// The shared bucket, when configured.
+    public var bucket: String?
+    /// The role to assume, when configured.
+    public var roleArn: String?
+    /// The identity provider's name (`google`, `facebook`, …), when configured.
+    public var provider: String?
+    /// The folder template, `{id}` standing for the user id, when configured.
+    public var partitionTemplate: String?
 
     /// `--key-file`, when given.
-    var keyFile: String?
+    public var keyFile: String?
+
+    /// How the encrypted store asks for a passphrase and announces a new store; by default it asks
+    /// nothing and says nothing.
+    public var interaction: SecretStore.Interaction = .silent
 
     /// The plaintext file earlier versions kept the sign-in of ``account`` in; it is moved into the
     /// encrypted store when found.
-    var legacySessionFile: URL {
+    public var legacySessionFile: URL {
         guard let account else { return self.home.appendingPathComponent("session.json") }
         return self.home.appendingPathComponent("session.\(account).json")
     }
 
     /// The encrypted store's file, `<home>/secrets.enc`.
-    var secretsFile: URL { SecretStore.file(home: self.home) }
+    public var secretsFile: URL { SecretStore.file(home: self.home) }
 
     /// The sign-in of ``account`` in the encrypted store, its key chosen as ``SecretStore`` describes.
     /// - Parameters:
     ///   - environment: The process environment (`WIF_PASSPHRASE`, `WIF_KEY_FILE`).
-    ///   - newPassphrase: Whether a store created now gets a passphrase asked on the terminal.
-    func sessionStore(environment: [String: String], newPassphrase: Bool = false) throws(CommandFailure) -> SessionStore {
-        let secrets = try SecretStore.open(home: self.home, keyFile: self.keyFile, newPassphrase: newPassphrase, environment: environment)
+    ///   - newPassphrase: Whether a store created now gets a passphrase asked through ``interaction``.
+    /// - Throws: ``FileStoreError`` as ``SecretStore/open(home:keyFile:newPassphrase:environment:interaction:)``
+    ///   reports it; what ``interaction`` throws.
+    public func sessionStore(environment: [String: String], newPassphrase: Bool = false) throws -> SessionStore {
+        let secrets = try SecretStore.open(
+            home: self.home, keyFile: self.keyFile, newPassphrase: newPassphrase, environment: environment, interaction: self.interaction)
         return SessionStore(secrets: secrets, account: self.account, legacyFile: self.legacySessionFile)
     }
 
     /// The config file, `<home>/config`.
-    var configFile: URL { Self.configFile(home: self.home) }
+    public var configFile: URL { Self.configFile(home: self.home) }
 
-    static func configFile(home: URL) -> URL { home.appendingPathComponent("config") }
+    package static func configFile(home: URL) -> URL { home.appendingPathComponent("config") }
+
+    /// The settings given on the command line; `nil` where a flag is not given.
+    public struct Flags: Sendable {
+        /// `--endpoint`: an S3 endpoint URL, or `embedded`.
+        public var endpoint: String?
+        /// `--sts-endpoint`.
+        public var stsEndpoint: String?
+        /// `--bucket`.
+        public var bucket: String?
+        /// `--account`.
+        public var account: String?
+        /// `--key-file`.
+        public var keyFile: String?
+        /// `--region`.
+        public var region: String?
+        /// `--role-arn`, where the command has one.
+        public var roleArn: String?
+        /// `--provider`, where the command has one.
+        public var provider: String?
+        /// `--partition-template`, where the command has one.
+        public var partitionTemplate: String?
+
+        /// Creates flags; each is `nil` unless given.
+        public init(
+            endpoint: String? = nil, stsEndpoint: String? = nil, bucket: String? = nil, account: String? = nil, keyFile: String? = nil,
+            region: String? = nil, roleArn: String? = nil, provider: String? = nil, partitionTemplate: String? = nil
+        ) {
+            self.endpoint = endpoint
+            self.stsEndpoint = stsEndpoint
+            self.bucket = bucket
+            self.account = account
+            self.keyFile = keyFile
+            self.region = region
+            self.roleArn = roleArn
+            self.provider = provider
+            self.partitionTemplate = partitionTemplate
+        }
+    }
 
     /// Resolves the settings of one invocation.
     /// - Parameters:
-    ///   - store: The store flags.
-    ///   - region: The `--region` flag.
-    ///   - roleArn: The `--role-arn` flag, where the command has one.
-    ///   - provider: The `--provider` flag, where the command has one.
-    ///   - partitionTemplate: The `--partition-template` flag, where the command has one.
+    ///   - flags: The flags given.
     ///   - environment: The process environment.
-    /// - Throws: `CommandFailure` (usage) naming the setting that is malformed and where it came from;
-    ///   (I/O) when the config file exists but cannot be read.
-    static func resolve(
-        store: StoreOptions,
-        region: String? = nil,
-        roleArn: String? = nil,
-        provider: String? = nil,
-        partitionTemplate: String? = nil,
-        environment: [String: String]
-    ) throws(CommandFailure) -> ToolConfiguration {
+    /// - Returns: The settings, with ``interaction`` silent.
+    /// - Throws: ``FileStoreError``: `invalidSetting` naming the setting that is malformed and where it
+    ///   came from; `fileError` when the config file exists but cannot be read.
+    public static func resolve(_ flags: Flags, environment: [String: String]) throws(FileStoreError) -> ToolConfiguration {
         let home = Self.home(environment: environment)
-        let account = try Self.account(flag: store.account, environment: environment)
+        let account = try Self.account(flag: flags.account, environment: environment)
         let file = try ConfigFile.load(from: Self.configFile(home: home))
         let section = file.settings(account: account)
 
@@ -114,24 +133,21 @@ struct ToolConfiguration: Sendable {
             return section[key]
         }
 
-        let endpoint = pick(store.endpoint, flagName: "--endpoint", "WIF_ENDPOINT", .endpoint)
-        let stsEndpoint = pick(store.stsEndpoint, flagName: "--sts-endpoint", "WIF_STS_ENDPOINT", .stsEndpoint)
+        let endpoint = pick(flags.endpoint, flagName: "--endpoint", "WIF_ENDPOINT", .endpoint)
+        let stsEndpoint = pick(flags.stsEndpoint, flagName: "--sts-endpoint", "WIF_STS_ENDPOINT", .stsEndpoint)
         let target: Target
         if let endpoint, endpoint.value != Self.embeddedName {
-            let s3 = try Self.endpointURL(endpoint)
-            let sts = try stsEndpoint.map { setting throws(CommandFailure) in try Self.endpointURL(setting) } ?? s3
+            let s3 = try Self.endpoint(endpoint)
+            let sts = try stsEndpoint.map { setting throws(FileStoreError) in try Self.endpoint(setting) } ?? s3
             target = .remote(s3: s3, sts: sts)
         } else {
             if let stsEndpoint {
-                throw CommandFailure(
-                    status: .usage,
-                    message: "\(stsEndpoint.origin) is set but the endpoint is the embedded stack; set --endpoint too, or remove \(stsEndpoint.origin)"
-                )
+                throw FileStoreError.invalidSetting("\(stsEndpoint.origin) is set but the endpoint is the embedded stack; set --endpoint too, or remove \(stsEndpoint.origin)")
             }
             target = .embedded(dataDirectory: home.appendingPathComponent("local"))
         }
 
-        var resolvedRegion = pick(region, flagName: "--region", "WIF_REGION", .region)
+        var resolvedRegion = pick(flags.region, flagName: "--region", "WIF_REGION", .region)
         if resolvedRegion == nil {
             for name in ["AWS_REGION", "AWS_DEFAULT_REGION"] {
                 if let value = environment[name], !value.isEmpty {
@@ -142,31 +158,27 @@ struct ToolConfiguration: Sendable {
         }
         let regionName = resolvedRegion?.value ?? "us-east-1"
         if let resolvedRegion, !Self.isRegionName(regionName) {
-            throw CommandFailure(
-                status: .usage,
-                message: "\(resolvedRegion.origin) '\(regionName)' is not a region name such as us-east-1")
+            throw FileStoreError.invalidSetting("\(resolvedRegion.origin) '\(regionName)' is not a region name such as us-east-1")
         }
 
-        let bucket = pick(store.bucket, flagName: "--bucket", "WIF_BUCKET", .bucket)
+        let bucket = pick(flags.bucket, flagName: "--bucket", "WIF_BUCKET", .bucket)
         if let bucket, let problem = Self.bucketNameProblem(bucket.value) {
-            throw CommandFailure(status: .usage, message: "\(bucket.origin) '\(bucket.value)' is not a bucket name: \(problem)")
+            throw FileStoreError.invalidSetting("\(bucket.origin) '\(bucket.value)' is not a bucket name: \(problem)")
         }
-        let role = pick(roleArn, flagName: "--role-arn", "WIF_ROLE_ARN", .roleArn)
+        let role = pick(flags.roleArn, flagName: "--role-arn", "WIF_ROLE_ARN", .roleArn)
         if let role, !role.value.hasPrefix("arn:") || role.value.split(separator: ":", omittingEmptySubsequences: false).count < 6 {
-            throw CommandFailure(
-                status: .usage,
-                message: "\(role.origin) '\(role.value)' is not a role ARN such as arn:aws:iam::123456789012:role/NAME")
+            throw FileStoreError.invalidSetting("\(role.origin) '\(role.value)' is not a role ARN such as arn:aws:iam::123456789012:role/NAME")
         }
-        let providerSetting = pick(provider, flagName: "--provider", "WIF_PROVIDER", .provider)
+        let providerSetting = pick(flags.provider, flagName: "--provider", "WIF_PROVIDER", .provider)
         if let providerSetting, providerSetting.value.isEmpty {
-            throw CommandFailure(status: .usage, message: "\(providerSetting.origin) must not be empty")
+            throw FileStoreError.invalidSetting("\(providerSetting.origin) must not be empty")
         }
-        let template = pick(partitionTemplate, flagName: "--partition-template", "WIF_PARTITION_TEMPLATE", .partitionTemplate)
+        let template = pick(flags.partitionTemplate, flagName: "--partition-template", "WIF_PARTITION_TEMPLATE", .partitionTemplate)
         if let template {
             do {
                 _ = try PartitionPrefix.make(template: template.value, userId: "id")
             } catch {
-                throw CommandFailure(status: .usage, message: "\(template.origin): \(error.message)")
+                throw FileStoreError.invalidSetting("\(template.origin): \(error.message)")
             }
         }
 
@@ -179,18 +191,23 @@ struct ToolConfiguration: Sendable {
             roleArn: role?.value,
             provider: providerSetting?.value,
             partitionTemplate: template?.value,
-            keyFile: store.keyFile
+            keyFile: flags.keyFile
         )
     }
 
     /// A value and where it was set, for error messages.
-    struct Setting: Sendable, Equatable {
-        var value: String
-        var origin: String
+    package struct Setting: Sendable, Equatable {
+        package var value: String
+        package var origin: String
+
+        package init(value: String, origin: String) {
+            self.value = value
+            self.origin = origin
+        }
     }
 
     /// `WIF_HOME`, or `.wif` in the home folder.
-    static func home(environment: [String: String]) -> URL {
+    package static func home(environment: [String: String]) -> URL {
         if let home = environment["WIF_HOME"], !home.isEmpty {
             return URL(fileURLWithPath: home, isDirectory: true).standardizedFileURL
         }
@@ -200,7 +217,7 @@ struct ToolConfiguration: Sendable {
     }
 
     /// The account name from `--account` or `WIF_ACCOUNT`; `nil` (the default sign-in) when neither is set.
-    static func account(flag: String?, environment: [String: String]) throws(CommandFailure) -> String? {
+    package static func account(flag: String?, environment: [String: String]) throws(FileStoreError) -> String? {
         let origin: String
         let name: String
         if let flag {
@@ -214,35 +231,32 @@ struct ToolConfiguration: Sendable {
             scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "_-.".unicodeScalars.contains(scalar))
         }
         guard !name.isEmpty, name.utf8.count <= 64, allowed, !name.hasPrefix(".") else {
-            throw CommandFailure(
-                status: .usage,
-                message: "\(origin) '\(name)' is not an account name: use 1 to 64 letters, digits, '_', '-' or '.', not starting with '.'"
-            )
+            throw FileStoreError.invalidSetting("\(origin) '\(name)' is not an account name: use 1 to 64 letters, digits, '_', '-' or '.', not starting with '.'")
         }
         return name == "default" ? nil : name
     }
 
-    static func endpointURL(_ setting: Setting) throws(CommandFailure) -> URL {
+    /// An endpoint setting as a URL: http or https with a host, no query, no trailing `/`.
+    /// - Throws: ``FileStoreError`` (invalid setting) naming where the setting came from.
+    package static func endpoint(_ setting: Setting) throws(FileStoreError) -> URL {
         // `http://host:9000/` and `http://host:9000` are the same endpoint, and sessions are matched by it.
         var text = setting.value
         while text.hasSuffix("/") { text.removeLast() }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = url.host(), !host.isEmpty, url.query == nil
         else {
-            throw CommandFailure(
-                status: .usage,
-                message: "\(setting.origin) '\(setting.value)' is not an http or https URL with a host (or '\(Self.embeddedName)')")
+            throw FileStoreError.invalidSetting("\(setting.origin) '\(setting.value)' is not an http or https URL with a host (or '\(Self.embeddedName)')")
         }
         return url
     }
 
-    static func isRegionName(_ name: String) -> Bool {
+    package static func isRegionName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 32 && name.utf8.first != UInt8(ascii: "-")
             && name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") }
     }
 
     /// Why a bucket name breaks S3's naming rules, or `nil` when it does not.
-    static func bucketNameProblem(_ name: String) -> String? {
+    package static func bucketNameProblem(_ name: String) -> String? {
         let bytes = Array(name.utf8)
         guard (3...63).contains(bytes.count) else { return "it must be 3 to 63 characters long" }
         let allowed = bytes.allSatisfy {
@@ -255,112 +269,5 @@ struct ToolConfiguration: Sendable {
         }
         if name.contains("..") { return "it must not contain '..'" }
         return nil
-    }
-}
-
-/// The config file, `~/.wif/config`: INI sections like the AWS config file.
-///
-/// ```
-/// # Lines starting with '#' or ';' are comments.
-/// [default]
-/// endpoint = https://s3.eu-west-1.amazonaws.com
-/// sts_endpoint = https://sts.eu-west-1.amazonaws.com
-/// region = eu-west-1
-/// bucket = my-shared-bucket
-/// role_arn = arn:aws:iam::123456789012:role/personal-store-google
-/// provider = google
-/// partition_template = {id}/
-///
-/// [account bob]
-/// provider = facebook
-/// ```
-///
-/// Settings before the first section belong to `[default]`; an `[account NAME]` section overrides
-/// `[default]` for `--account NAME`. `endpoint = embedded` selects the in-process local stack.
-struct ConfigFile: Sendable {
-    /// The settings the file may hold.
-    enum Key: String, CaseIterable, Sendable {
-        case endpoint
-        case stsEndpoint = "sts_endpoint"
-        case region
-        case bucket
-        case roleArn = "role_arn"
-        case provider
-        case partitionTemplate = "partition_template"
-    }
-
-    /// Settings by section: `""` for `[default]`, the account name for `[account NAME]`.
-    var sections: [String: [Key: ToolConfiguration.Setting]] = [:]
-
-    /// The settings of an account: its section over `[default]`.
-    func settings(account: String?) -> [Key: ToolConfiguration.Setting] {
-        var merged = self.sections[""] ?? [:]
-        if let account, let own = self.sections[account] {
-            merged.merge(own) { $1 }
-        }
-        return merged
-    }
-
-    /// Reads the file; a missing file is an empty configuration.
-    static func load(from url: URL) throws(CommandFailure) -> ConfigFile {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
-            return ConfigFile()
-        } catch {
-            if !FileManager.default.fileExists(atPath: url.path) { return ConfigFile() }
-            throw CommandFailure(status: .io, message: "cannot read the config file \(url.path): \(error.localizedDescription)")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw CommandFailure(status: .usage, message: "the config file \(url.path) is not UTF-8 text")
-        }
-        return try Self.parse(text, path: url.path)
-    }
-
-    /// Parses the text of a config file.
-    static func parse(_ text: String, path: String) throws(CommandFailure) -> ConfigFile {
-        var file = ConfigFile()
-        var section = ""
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let where_ = "\(path) line \(index + 1)"
-            let line = rawLine.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
-            if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
-            if line.hasPrefix("[") {
-                guard line.hasSuffix("]") else {
-                    throw CommandFailure(status: .usage, message: "\(where_): a section header must end with ']'")
-                }
-                let header = line.dropFirst().dropLast().split(separator: " ", omittingEmptySubsequences: true)
-                if header == ["default"] {
-                    section = ""
-                } else if header.count == 2, header[0] == "account" {
-                    let name = String(header[1])
-                    do {
-                        _ = try ToolConfiguration.account(flag: name, environment: [:])
-                    } catch {
-                        throw CommandFailure(status: .usage, message: "\(where_): \(error.message)")
-                    }
-                    section = name == "default" ? "" : name
-                } else {
-                    throw CommandFailure(
-                        status: .usage, message: "\(where_): unknown section '\(line)'; use [default] or [account NAME]")
-                }
-                continue
-            }
-            guard let equals = line.firstIndex(of: "=") else {
-                throw CommandFailure(status: .usage, message: "\(where_): expected 'key = value'")
-            }
-            let name = line[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
-            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-            guard let key = Key(rawValue: name) else {
-                let known = Key.allCases.map(\.rawValue).joined(separator: ", ")
-                throw CommandFailure(status: .usage, message: "\(where_): unknown setting '\(name)'; known settings: \(known)")
-            }
-            guard !value.isEmpty else {
-                throw CommandFailure(status: .usage, message: "\(where_): '\(name)' has no value")
-            }
-            file.sections[section, default: [:]][key] = ToolConfiguration.Setting(value: value, origin: "\(where_) (\(name))")
-        }
-        return file
     }
 }

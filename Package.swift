@@ -231,6 +231,7 @@ let package = Package(
                 "WIFFoundation", "WIFHTTP",
                 "WIFCredentials",
                 "S3Partition",
+                "WIFFileStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "PolicyEngine", targets: ["PolicyEngine"]),
         .library(name: "S3Partition", targets: ["S3Partition"]),
         .library(name: "WIFLocal", targets: ["WIFLocal"]),
+        .library(name: "WIFFileStore", targets: ["WIFFileStore"]),
         .executable(name: "wif-tool", targets: ["wif-tool"]),
     ],
     dependencies: [
@@ -117,6 +118,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The personal file store behind wif-tool: settings, the encrypted sign-in store, sign-in flows,
+        // federation of web-identity tokens into per-user folders, and the runtime of file commands.
+        .target(
+            name: "WIFFileStore",
+            dependencies: [
+                "WIFHTTP",
+                "WIFCredentials",
+                "S3Partition",
+                "WIFLocal",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "CWIFMemory"),
         .executableTarget(
             name: "wif-tool",
@@ -124,6 +140,7 @@ let package = Package(
                 "WIFHTTP",
                 "WIFFoundation",
                 "CWIFMemory",
+                "WIFFileStore",
                 "WIFCredentials",
                 "PolicyEngine",
                 "S3Partition",
@@ -216,6 +233,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "WIFFileStoreTests",
+            dependencies: [
+                "WIFTestSupport",
+                "WIFFileStore",
+                "WIFCredentials",
+                "S3Partition",
+                "WIFLocal",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "WIFToolTests",
             dependencies: ["wif-tool", "WIFCredentials", "WIFFoundation", "WIFHTTP"],
             swiftSettings: swiftSettings
@@ -227,6 +257,7 @@ let package = Package(
                 "WIFFoundation", "WIFHTTP",
                 "WIFCredentials",
                 "S3Partition",
+                "WIFFileStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

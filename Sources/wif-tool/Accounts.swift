@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WIFCredentials
+import WIFFileStore
 
 extension WIFTool {
     /// `wif-tool accounts`: the OpenID Connect sign-ins kept in the encrypted store.

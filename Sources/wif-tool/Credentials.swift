@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WIFCredentials
+import WIFFileStore
 
 extension WIFTool {
     /// `wif-tool credentials`: AWS `credential_process` output.
@@ -67,8 +68,9 @@ extension WIFTool {
                 return try await provider.getCredentials(logger: logger)
             }
             let secrets = try SecretStore.open(
-                home: ToolConfiguration.home(environment: environment), keyFile: self.keyFile, environment: environment)
-            if let cached = try CredentialCache.usable(try secrets.load(), key: key, now: Date()) {
+                home: ToolConfiguration.home(environment: environment), keyFile: self.keyFile, environment: environment,
+                interaction: .terminal)
+            if let cached = CredentialCache.usable(try secrets.load(), key: key, now: Date()) {
                 logger.debug("using cached credentials", metadata: ["wif.tool.access_key_id": "\(cached.accessKeyId)"])
                 return cached
             }

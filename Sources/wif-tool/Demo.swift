@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import S3Partition
 import WIFCredentials
+import WIFFileStore
 import WIFLocal
 
 extension WIFTool {
@@ -155,20 +156,24 @@ struct DemoScript {
         let action = "signs in with a development \(Self.provider) ID token"
         do {
             let token = try self.endpoint.developmentToken(provider: Self.provider, user: user)
-            guard let roleArn = token.roleArn, let bucketName = token.bucket, let url = URL(string: self.endpoint.url) else {
+            guard let roleArn = token.roleArn, let bucketName = token.bucket else {
                 throw CommandFailure(status: .failure, message: "the local stack has no role for \(Self.provider)")
             }
-            let result = try await SignIn.federate(
-                token: token.token, providerId: token.providerId, roleArn: roleArn, sessionName: SignIn.sessionName(for: user),
-                sts: url, region: self.endpoint.configuration.region, httpClient: self.httpClient, logger: self.logger)
-            let subject = result.subjectFromWebIdentityToken ?? user
-            let template = self.endpoint.configuration.role(arn: roleArn)?.partitionTemplate ?? PartitionPrefix.defaultTemplate
-            let client = try S3Client(
-                configuration: S3Client.Configuration(region: self.endpoint.configuration.region, endpoint: self.endpoint.url),
-                credentialProvider: StaticCredentialProvider(credentials: result.credentials),
-                environment: [:],
+            let region = self.endpoint.configuration.region
+            let federation = WebIdentityFederation(
+                sts: try STSClient(
+                    configuration: STSClient.Configuration(region: region, endpoint: self.endpoint.url), environment: [:],
+                    httpClient: self.httpClient),
+                s3: S3Client.Configuration(region: region, endpoint: self.endpoint.url),
+                roleArn: roleArn, bucket: bucketName,
+                partitionTemplate: self.endpoint.configuration.role(arn: roleArn)?.partitionTemplate ?? PartitionPrefix.defaultTemplate,
                 httpClient: self.httpClient)
-            let bucket = try PartitionedBucket(client: client, bucket: bucketName, userId: subject, template: template)
+            let federated = try await federation.federate(
+                token: token.token, providerId: token.providerId, roleSessionName: SignIn.sessionName(for: user), fallbackSubject: user,
+                logger: self.logger)
+            let subject = federated.subject
+            let bucket = federated.folder
+            let client = bucket.client
             let role = roleArn.split(separator: "/").last.map(String.init) ?? roleArn
             self.recorder.record(
                 actor: user, action: action, expected: "temporary credentials for role \(role)",

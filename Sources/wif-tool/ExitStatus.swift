@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WIFCredentials
+import WIFFileStore
 
 /// The documented exit codes of `wif-tool`.
 enum ExitStatus: Int32 {
@@ -31,21 +32,17 @@ extension ExitStatus {
     static func classify(_ error: any Error) -> ExitStatus {
         if let failure = error as? CommandFailure { return failure.status }
         if error is SigV4Error { return .usage }
+        if let error = error as? FileStoreError { return Self.classify(fileStore: error) }
         guard let error = error as? WIFCredentialsError else { return .failure }
+        // A refused or expired token or sign-in, whatever the engine calls it.
+        if SignIn.refusesIdentity(error) { return .auth }
         switch error.code {
         case .invalidParameter, .invalidConfiguration, .signing: return .usage
-        case .noCredentials, .tokenUnavailable, .tokenExpired, .signInRequired, .authorizationFailed, .invalidIDToken, .oauth: return .auth
         case .network, .malformedResponse: return .network
         case .profileParse: return .io
         case .service:
-            if let service = error.serviceError, ServiceQuirks.refusesToken(code: service.code, message: service.message) {
-                return .auth
-            }
             switch error.serviceError?.code {
             case "AccessDenied", "AccessDeniedException", "IDPRejectedClaim": return .denied
-            case "InvalidIdentityToken", "ExpiredTokenException", "ExpiredToken", "InvalidAccessKeyId",
-                "InvalidClientTokenId", "SignatureDoesNotMatch":
-                return .auth
             case "NoSuchKey", "NoSuchBucket", "NotFound": return .notFound
             default: return .network
             }
@@ -78,4 +75,12 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
 /// Writes text to standard output.
 func printOut(_ text: String) {
     FileHandle.standardOutput.write(Data(text.utf8))
+}
+
+/// Prints a value as one line of JSON: sorted keys, ISO 8601 dates.
+func printJSON(_ value: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    printOut(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import S3Partition
+import WIFFileStore
 
 extension WIFTool {
     /// `wif-tool list`: the names in the signed-in user's folder.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import S3Partition
 import WIFCredentials
+import WIFFileStore
 import WIFLocal
 
 extension WIFTool {
@@ -180,8 +181,8 @@ extension WIFTool {
             } else if let issuer = self.issuer, let clientId = self.clientId {
                 let oauth = try OIDCSignIn.clientConfiguration(issuer: issuer, clientId: clientId, expectedIssuer: self.expectedIssuer)
                 let tokens = try await OIDCSignIn.authorize(
-                    oauth, flow: self.browser ? .browser : .device, httpClient: context.httpClient,
-                    environment: self.options.environment, logger: context.logger)
+                    oauth, flow: self.browser ? .browser : .device, httpClient: context.httpClient, logger: context.logger,
+                    approve: SignInApproval.terminal(environment: self.options.environment))
                 let name = OIDCSignIn.accountName(configuration.account)
                 try await OIDCSignIn.accounts(secrets, httpClient: context.httpClient)
                     .save(OAuthAccount(name: name, configuration: oauth, tokens: tokens), makeDefault: configuration.account == nil)
@@ -234,25 +235,18 @@ extension WIFTool {
             let providerId = SignIn.providerId(for: provider)
             let claims = UnverifiedJWTClaims(token: token)
             let sessionName = SignIn.sessionName(for: developmentUser ?? claims?.subject ?? provider)
-            var request = AssumeRoleWithWebIdentityRequest(roleArn: roleArn, roleSessionName: sessionName, providerId: providerId)
-            request.durationSeconds = self.duration
-            let client = try STSClient(
-                configuration: STSClient.Configuration(region: configuration.region, endpoint: context.stsEndpoint.absoluteString),
-                environment: [:],
-                httpClient: context.httpClient)
-            let result: AssumeRoleWithWebIdentityResult
+            let template = configuration.partitionTemplate ?? localRole?.partitionTemplate ?? PartitionPrefix.defaultTemplate
+            let federation = try context.federation(
+                roleArn: roleArn, bucket: bucket, partitionTemplate: template, durationSeconds: self.duration)
+            let user: WebIdentityFederation.FederatedUser
             do {
-                result = try await client.assumeRoleWithWebIdentity(request, webIdentityToken: token, logger: context.logger)
+                user = try await federation.federate(
+                    token: token, providerId: providerId, roleSessionName: sessionName, fallbackSubject: claims?.subject ?? developmentUser,
+                    logger: context.logger)
             } catch let error as WIFCredentialsError {
                 throw Self.explained(error, roleArn: roleArn)
             }
-
-            guard let subject = result.subjectFromWebIdentityToken ?? claims?.subject ?? developmentUser else {
-                throw CommandFailure(
-                    status: .failure, message: "STS did not say whose token this is (no SubjectFromWebIdentityToken), so the user's folder is unknown")
-            }
-            let template = configuration.partitionTemplate ?? localRole?.partitionTemplate ?? PartitionPrefix.defaultTemplate
-            let prefix = try PartitionPrefix.make(template: template, userId: subject)
+            let result = user.result
 
             return StoredSession(
                 target: configuration.target.identifier,
@@ -260,12 +254,12 @@ extension WIFTool {
                 region: configuration.region,
                 provider: provider,
                 providerId: providerId,
-                subject: subject,
+                subject: user.subject,
                 roleArn: roleArn,
                 assumedRoleArn: result.assumedRoleUser?.arn,
                 roleSessionName: sessionName,
                 bucket: bucket,
-                prefix: prefix.value,
+                prefix: user.folder.prefix.value,
                 partitionTemplate: template,
                 token: record,
                 credentials: StoredSession.CredentialRecord(result.credentials),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import S3Partition
+import WIFFileStore
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import S3Partition
+import WIFFileStore
 
 extension WIFTool {
     /// `wif-tool rm`: delete files from the signed-in user's folder.

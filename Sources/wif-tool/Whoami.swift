@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WIFFileStore
 
 extension WIFTool {
     /// `wif-tool whoami`: show the stored sign-in.

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import S3Partition
 import WIFCredentials
+import WIFFileStore
 
 /// A small HTTP file store in which every user sees only their own folder of one shared S3 bucket.
 ///
@@ -65,16 +66,18 @@ public struct FileServer: Sendable {
         _ = try PartitionPrefix.make(template: configuration.partitionTemplate, userId: "user")
 
         let federation = Federation(
-            sts: sts,
-            s3: s3,
-            roleArn: configuration.roleArn,
-            bucket: configuration.bucket,
-            partitionTemplate: configuration.partitionTemplate,
-            durationSeconds: configuration.durationSeconds,
-            maximumAge: configuration.sessions.maximumAge,
-            environment: environment,
-            httpClient: httpClient,
-            timeSource: timeSource
+            federation: WebIdentityFederation(
+                sts: sts,
+                s3: s3,
+                roleArn: configuration.roleArn,
+                bucket: configuration.bucket,
+                partitionTemplate: configuration.partitionTemplate,
+                durationSeconds: configuration.durationSeconds,
+                environment: environment,
+                httpClient: httpClient,
+                timeSource: timeSource
+            ),
+            maximumAge: configuration.sessions.maximumAge
         )
         self.configuration = configuration
         self.spoolDirectory = try Self.prepareSpoolDirectory(configuration.spoolDirectory)

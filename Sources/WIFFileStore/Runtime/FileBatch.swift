@@ -1,24 +1,14 @@
-import ArgumentParser
-import Synchronization
-
 /// Moves many files at once: up to `width` transfers run together, and each result is handed back in
 /// the files' own order, so that output lines and JSON read the same whatever order they finished in.
 ///
 /// The first failure cancels the transfers still running and is what the batch throws; files already
 /// handed back stay transferred.
-enum FileBatch {
+public enum FileBatch {
     /// Files moving at once unless `--jobs` says otherwise: enough to keep a round trip's latency off
     /// small files, few enough that large ones (already split into parallel parts) share the pool.
-    static let defaultWidth = 16
+    public static let defaultWidth = 16
     /// The most `--jobs` accepts.
-    static let maximumWidth = 64
-
-    /// Checks a `--jobs` value.
-    static func validate(jobs: Int) throws {
-        guard (1...Self.maximumWidth).contains(jobs) else {
-            throw ValidationError("--jobs is \(jobs); give 1 to \(Self.maximumWidth) files at once")
-        }
-    }
+    public static let maximumWidth = 64
 
     /// Runs `transfer` for every item, up to `width` at once.
     /// - Parameters:
@@ -26,7 +16,8 @@ enum FileBatch {
     ///   - width: How many transfers run at once; at least 1.
     ///   - transfer: One item's transfer, given the item's index.
     ///   - deliver: Called with each result in `items`' order, as soon as it and all before it are done.
-    static func run<Item: Sendable, Output: Sendable>(
+    /// - Throws: The first error of a transfer or of `deliver`.
+    public static func run<Item: Sendable, Output: Sendable>(
         _ items: [Item],
         width: Int,
         _ transfer: @escaping @Sendable (Int, Item) async throws -> Output,
@@ -55,30 +46,4 @@ enum FileBatch {
             }
         }
     }
-}
-
-/// One progress bar for a batch of files: the sum of every file's bytes so far.
-final class BatchProgress: Sendable {
-    private let bar: ProgressBar
-    private let bytes: Mutex<(perFile: [Int: Int64], sum: Int64)>
-
-    init(bar: ProgressBar) {
-        self.bar = bar
-        self.bytes = Mutex(([:], 0))
-    }
-
-    /// Records that file `index` has moved `transferred` bytes.
-    func update(file index: Int, transferred: Int64) {
-        let sum = self.bytes.withLock { state -> Int64 in
-            state.sum += transferred - (state.perFile[index] ?? 0)
-            state.perFile[index] = transferred
-            return state.sum
-        }
-        self.bar.update(bytes: sum)
-    }
-
-    /// Wipes the bar so that a line can be printed in its place.
-    func clearLine() { self.bar.clearLine() }
-
-    func finish() { self.bar.finish() }
 }

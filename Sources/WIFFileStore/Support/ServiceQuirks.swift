@@ -1,6 +1,6 @@
 /// Error answers of S3-compatible engines whose codes differ from AWS's for the same situation, so the
 /// tool's exit status means the same thing on every engine.
-enum ServiceQuirks {
+package enum ServiceQuirks {
     /// Whether an STS error answer means that the web-identity token itself was refused: AWS says
     /// `InvalidIdentityToken` or `ExpiredTokenException`; SeaweedFS says `InvalidParameterValue` (a
     /// wrong audience, a malformed token) or `AccessDenied` (a signature from a key not in the issuer's
@@ -9,7 +9,8 @@ enum ServiceQuirks {
     /// - Parameters:
     ///   - code: The error's `Code`.
     ///   - message: The error's `Message`.
-    static func refusesToken(code: String, message: String?) -> Bool {
+    /// - Returns: Whether the token was refused.
+    package static func refusesToken(code: String, message: String?) -> Bool {
         switch code {
         case "InvalidIdentityToken", "ExpiredTokenException", "ExpiredToken":
             return true

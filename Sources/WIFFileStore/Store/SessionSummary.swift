@@ -2,21 +2,38 @@ import Foundation
 
 /// What `login` and `whoami` print about a sign-in: who, through which role, which folder, until when.
 /// It holds no secrets.
-struct SessionSummary: Encodable {
-    var account: String
-    var endpoint: String
-    var provider: String
-    var subject: String
-    var role: String
-    var assumedRole: String?
-    var bucket: String
-    var prefix: String
-    var credentialsExpiration: Date?
-    var credentialsExpired: Bool
-    var tokenExpiration: Date?
-    var tokenSource: String
+public struct SessionSummary: Encodable, Sendable {
+    /// The account name, `default` for the default sign-in.
+    public var account: String
+    /// `embedded`, or the S3 endpoint URL.
+    public var endpoint: String
+    /// The provider name.
+    public var provider: String
+    /// The user id.
+    public var subject: String
+    /// The role assumed.
+    public var role: String
+    /// The assumed-role ARN STS reported.
+    public var assumedRole: String?
+    /// The shared bucket.
+    public var bucket: String
+    /// The user's folder in the bucket.
+    public var prefix: String
+    /// When the credentials expire.
+    public var credentialsExpiration: Date?
+    /// Whether they had expired at the time given.
+    public var credentialsExpired: Bool
+    /// When the token expires, when known.
+    public var tokenExpiration: Date?
+    /// Where the token comes from: `development`, `token`, `file PATH`, `oidc account NAME`.
+    public var tokenSource: String
 
-    init(_ session: StoredSession, account: String?, now: Date) {
+    /// Summarizes a sign-in.
+    /// - Parameters:
+    ///   - session: The sign-in.
+    ///   - account: The account name, `nil` for the default one.
+    ///   - now: The time expiry is judged at.
+    public init(_ session: StoredSession, account: String?, now: Date) {
         self.account = account ?? "default"
         self.endpoint = session.target
         self.provider = session.provider
@@ -37,7 +54,7 @@ struct SessionSummary: Encodable {
     }
 
     /// Aligned `label  value` lines.
-    var text: String {
+    public var text: String {
         var rows: [(String, String)] = [
             ("account", self.account),
             ("endpoint", StoreRuntime.describe(target: self.endpoint)),
@@ -55,12 +72,4 @@ struct SessionSummary: Encodable {
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n") + "\n"
     }
-}
-
-/// Prints a value as one line of JSON: sorted keys, ISO 8601 dates.
-func printJSON(_ value: some Encodable) throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .iso8601
-    printOut(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
 }

@@ -11,13 +11,13 @@ import WIFCredentials
 /// role, the session name, duration and policies, the region and endpoint, and the token itself. A
 /// rotated token file or another role therefore misses the cache. Entries are reused while they have
 /// more than ``minimumRemaining`` left, and expired ones are dropped whenever the cache is written.
-struct CredentialCache {
+public enum CredentialCache {
     /// The prefix of the cache entries' keys in the store.
-    static let keyPrefix = "wif-tool.sts-cache."
+    public static let keyPrefix = "wif-tool.sts-cache."
 
     /// Cached credentials closer than this to their expiry are renewed: the AWS SDKs ask their
     /// `credential_process` for new credentials 15 minutes before expiry, and should then get new ones.
-    static let minimumRemaining: TimeInterval = 15 * 60
+    public static let minimumRemaining: TimeInterval = 15 * 60
 
     /// The cache key for the web-identity step the default chain would use with this environment, or
     /// `nil` when it would not call STS (keys in the environment, a static profile) or when the
@@ -26,7 +26,8 @@ struct CredentialCache {
     ///   - environment: The variables the chain reads.
     ///   - profile: `--profile`.
     ///   - logger: Where to log.
-    static func key(environment: [String: String], profile: String?, logger: Logger) async -> String? {
+    /// - Returns: The cache key, or `nil` when nothing is to be cached.
+    public static func key(environment: [String: String], profile: String?, logger: Logger) async -> String? {
         let accessKey = environment[EnvironmentCredentialProvider.Variable.accessKeyId] ?? ""
         let secretKey = environment[EnvironmentCredentialProvider.Variable.secretAccessKey] ?? ""
         if !accessKey.isEmpty && !secretKey.isEmpty { return nil }
@@ -64,7 +65,12 @@ struct CredentialCache {
     }
 
     /// The cached credentials under `key` when they have more than ``minimumRemaining`` left at `now`.
-    static func usable(_ document: StoreDocument, key: String, now: Date) throws(CommandFailure) -> AWSCredentials? {
+    /// - Parameters:
+    ///   - document: The encrypted store's contents.
+    ///   - key: The entry's key, from ``key(environment:profile:logger:)``.
+    ///   - now: The current time.
+    /// - Returns: The credentials, or `nil` when there are none, they do not decode or they expire soon.
+    public static func usable(_ document: StoreDocument, key: String, now: Date) -> AWSCredentials? {
         let credentials: AWSCredentials?
         do {
             credentials = try document.credentials(forKey: key)
@@ -79,7 +85,13 @@ struct CredentialCache {
     }
 
     /// Keeps `credentials` under `key` and drops every expired entry.
-    static func store(_ credentials: AWSCredentials, key: String, in document: inout StoreDocument, now: Date) throws {
+    /// - Parameters:
+    ///   - credentials: What STS returned.
+    ///   - key: The entry's key, from ``key(environment:profile:logger:)``.
+    ///   - document: The encrypted store's contents, changed in place.
+    ///   - now: The current time.
+    /// - Throws: ``WIFCredentialsError`` when the credentials cannot be encoded.
+    public static func store(_ credentials: AWSCredentials, key: String, in document: inout StoreDocument, now: Date) throws {
         for other in document.keys where other.hasPrefix(Self.keyPrefix) {
             let expiration = (try? document.credentials(forKey: other))?.expiration
             if expiration.map({ $0 <= now }) ?? true {

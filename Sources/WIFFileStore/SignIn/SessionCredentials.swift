@@ -3,115 +3,50 @@ import Foundation
 import Logging
 import WIFCredentials
 
-/// Federation as the file-store commands use it: a web-identity token traded for temporary
-/// credentials through STS `AssumeRoleWithWebIdentity`.
-enum SignIn {
-    /// The provider used by `login --dev` when `--provider` is not given.
-    static let defaultDevelopmentProvider = "google"
-
-    /// The lifetime of the development tokens `login --dev` mints: long enough that credentials renew
-    /// for a working day without signing in again.
-    static let developmentTokenLifetime = 12 * 3600
-
-    /// The `ProviderId` STS needs with a provider's tokens: Facebook and Login with Amazon send opaque
-    /// access tokens and must name themselves; OpenID Connect ID tokens carry their issuer.
-    static func providerId(for provider: String) -> String? {
-        switch provider.lowercased() {
-        case "facebook", "graph.facebook.com": "graph.facebook.com"
-        case "amazon", "www.amazon.com": "www.amazon.com"
-        default: nil
-        }
-    }
-
-    /// A role session name STS accepts (2–64 of `[\w+=,.@-]`) that shows whose session it is.
-    static func sessionName(for user: String) -> String {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+=,.@-".unicodeScalars)
-        let cleaned = String(String.UnicodeScalarView(user.unicodeScalars.map { allowed.contains($0) ? $0 : "-" }))
-        return String(("wif-" + cleaned).prefix(64))
-    }
-
-    /// Trades a token for credentials.
-    /// - Throws: `WIFCredentialsError` from STS (its code decides the exit status).
-    static func federate(
-        token: String,
-        providerId: String?,
-        roleArn: String,
-        sessionName: String,
-        sts: URL,
-        region: String,
-        httpClient: HTTPClient,
-        logger: Logger
-    ) async throws -> AssumeRoleWithWebIdentityResult {
-        let client = try STSClient(
-            configuration: STSClient.Configuration(region: region, endpoint: sts.absoluteString),
-            environment: [:],
-            httpClient: httpClient
-        )
-        let request = AssumeRoleWithWebIdentityRequest(roleArn: roleArn, roleSessionName: sessionName, providerId: providerId)
-        return try await client.assumeRoleWithWebIdentity(request, webIdentityToken: token, logger: logger)
-    }
-
-    /// Reads a token file, trimmed.
-    static func readTokenFile(_ path: String) throws(CommandFailure) -> String {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw CommandFailure(status: .io, message: "cannot read the token file \(path): \(error.localizedDescription)")
-        }
-        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !token.isEmpty else {
-            throw CommandFailure(status: .auth, message: "the token file \(path) is empty")
-        }
-        return token
-    }
-
-    /// The command that signs a session's user in again.
-    static func loginHint(for session: StoredSession, account: String?) -> String {
-        let accountFlag = account.map { " --account \($0)" } ?? ""
-        switch session.token.kind {
-        case .development:
-            return "wif-tool login --dev \(session.subject) --provider \(session.provider)\(accountFlag)"
-        case .token:
-            return "wif-tool login --token TOKEN --provider \(session.provider)\(accountFlag)"
-        case .file:
-            return "wif-tool login --token-file \(session.token.path ?? "FILE") --provider \(session.provider)\(accountFlag)"
-        case .oidc:
-            return "wif-tool login --issuer URL --client-id ID\(accountFlag)"
-        }
-    }
-}
-
 /// Credentials of the stored sign-in, renewed when they are about to expire by sending the stored token
 /// (or the token file's current contents) to STS again; each renewal is saved.
 ///
 /// When the token itself has expired or STS refuses it, the error says to sign in again.
-actor SessionCredentials: CredentialProvider {
+public actor SessionCredentials: CredentialProvider {
     /// Credentials closer than this to their expiry are renewed before use.
-    static let renewalMargin: TimeInterval = 120
+    public static let renewalMargin: TimeInterval = 120
 
-    private(set) var session: StoredSession
+    /// The sign-in, with the latest credentials.
+    public private(set) var session: StoredSession
     private let store: SessionStore
     private let account: String?
-    private let sts: URL
+    private let federation: WebIdentityFederation
     private let httpClient: HTTPClient
     private let now: @Sendable () -> Date
     private var rejectedKeyId: String?
     private var renewal: Task<AWSCredentials, any Error>?
 
-    init(
-        session: StoredSession, store: SessionStore, account: String?, sts: URL, httpClient: HTTPClient,
+    /// Serves the credentials of a stored sign-in.
+    /// - Parameters:
+    ///   - session: The sign-in.
+    ///   - store: Where renewals are saved, and where an OpenID Connect sign-in's account is kept.
+    ///   - account: The account name, `nil` for the default one, for the sign-in-again hint.
+    ///   - federation: Trades the token for new credentials; its role and session name are the sign-in's.
+    ///   - httpClient: The HTTP client of an OpenID Connect issuer's token renewals.
+    ///   - now: The clock deciding renewal.
+    public init(
+        session: StoredSession, store: SessionStore, account: String?, federation: WebIdentityFederation, httpClient: HTTPClient,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.session = session
         self.store = store
         self.account = account
-        self.sts = sts
+        self.federation = federation
         self.httpClient = httpClient
         self.now = now
     }
 
-    func getCredentials(logger: Logger) async throws -> AWSCredentials {
+    /// The sign-in's credentials, renewed first when they expire within ``renewalMargin`` or S3 refused them.
+    /// - Parameter logger: Where to log; never the token or the credentials.
+    /// - Returns: Credentials to sign with.
+    /// - Throws: ``WIFCredentialsError``: `tokenExpired` or `tokenUnavailable` saying to sign in again;
+    ///   STS's other errors.
+    public func getCredentials(logger: Logger) async throws -> AWSCredentials {
         let current = self.session.credentials
         let rejected = self.rejectedKeyId == current.accessKeyId
         if !rejected, !Self.needsRenewal(current.expiration, now: self.now()) {
@@ -124,12 +59,14 @@ actor SessionCredentials: CredentialProvider {
         return try await task.value
     }
 
-    func invalidate(accessKeyId: String) async {
+    /// Marks credentials S3 refused, so the next call renews them.
+    /// - Parameter accessKeyId: The refused credentials' access key id.
+    public func invalidate(accessKeyId: String) async {
         self.rejectedKeyId = accessKeyId
     }
 
     /// Whether credentials expiring at `expiration` should be renewed at `now`.
-    static func needsRenewal(_ expiration: Date?, now: Date) -> Bool {
+    package static func needsRenewal(_ expiration: Date?, now: Date) -> Bool {
         guard let expiration else { return false }
         return expiration.timeIntervalSince(now) < Self.renewalMargin
     }
@@ -156,7 +93,7 @@ actor SessionCredentials: CredentialProvider {
                 throw WIFCredentialsError.tokenUnavailable("the stored sign-in names no token file; sign in again: \(hint)")
             }
             do {
-                token = try SignIn.readTokenFile(path)
+                token = try SignIn.token(fromFile: path)
             } catch {
                 throw WIFCredentialsError.tokenUnavailable("\(error.message); sign in again: \(hint)")
             }
@@ -172,12 +109,10 @@ actor SessionCredentials: CredentialProvider {
         var retries = self.session.token.kind == .oidc ? 1 : 0
         while true {
             do {
-                result = try await SignIn.federate(
-                    token: token, providerId: self.session.providerId, roleArn: self.session.roleArn,
-                    sessionName: self.session.roleSessionName, sts: self.sts, region: self.session.region,
-                    httpClient: self.httpClient, logger: logger)
+                result = try await self.federation.assumeRole(
+                    token: token, providerId: self.session.providerId, roleSessionName: self.session.roleSessionName, logger: logger)
                 break
-            } catch let error as WIFCredentialsError where ExitStatus.classify(error) == .auth {
+            } catch let error as WIFCredentialsError where SignIn.refusesIdentity(error) {
                 if retries > 0 {
                     retries -= 1
                     logger.debug("STS refused the ID token; renewing it once", metadata: ["wif.tool.reason": "\(error.reason)"])

@@ -1,0 +1,87 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where downloads are written until they are complete: a private folder under `<WIF_HOME>/tmp`, so an
+/// interrupted download (even a killed process) leaves nothing in the destination folder. Used when
+/// it is on the destination's file system, so the final move is an atomic rename; otherwise the
+/// download is written beside the destination under a hidden temporary name.
+public final class DownloadStaging: Sendable {
+    /// This process's staging folder, `<home>/tmp/<pid>-<random>`.
+    public let folder: URL?
+
+    private init(folder: URL?) {
+        self.folder = folder
+    }
+
+    /// Creates this process's staging folder, removing those left by processes that no longer run.
+    /// - Parameter home: The tool's folder.
+    /// - Returns: The staging; without a folder (downloads go beside their destination) when it
+    ///   cannot be created.
+    public static func prepare(home: URL) -> DownloadStaging {
+        let root = home.appendingPathComponent("tmp", isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            return DownloadStaging(folder: nil)
+        }
+        Self.removeAbandoned(in: root)
+        let folder = root.appendingPathComponent("\(getpid())-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            return DownloadStaging(folder: folder)
+        } catch {
+            return DownloadStaging(folder: nil)
+        }
+    }
+
+    /// Removes staging folders whose process has ended.
+    static func removeAbandoned(in root: URL) {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        for entry in entries {
+            guard let dash = entry.firstIndex(of: "-"), let pid = Int32(entry[..<dash]), pid > 0 else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH {
+                try? FileManager.default.removeItem(at: root.appendingPathComponent(entry))
+            }
+        }
+    }
+
+    /// Where to download a file meant for `destination`.
+    /// - Parameter destination: The file's final path.
+    /// - Returns: A path in the staging folder on the destination's file system, else `destination`.
+    public func stagingPath(for destination: String) -> String {
+        guard let folder = self.folder else { return destination }
+        let target = URL(fileURLWithPath: destination).deletingLastPathComponent().path
+        var stagingInfo = stat()
+        var targetInfo = stat()
+        guard stat(folder.path, &stagingInfo) == 0, stat(target, &targetInfo) == 0, stagingInfo.st_dev == targetInfo.st_dev else {
+            return destination
+        }
+        return folder.appendingPathComponent(UUID().uuidString).path
+    }
+
+    /// Moves a finished download into place.
+    /// - Parameters:
+    ///   - staged: Where it was downloaded.
+    ///   - destination: Where it belongs.
+    /// - Throws: ``FileStoreError`` `fileError` when it cannot be moved; the staged file is removed.
+    public func finish(staged: String, destination: String) throws(FileStoreError) {
+        guard staged != destination else { return }
+        guard rename(staged, destination) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(staged)
+            throw FileStoreError.fileError("cannot move the download into place at \(destination): \(reason)")
+        }
+    }
+
+    /// Removes this process's staging folder.
+    public func cleanUp() {
+        if let folder { try? FileManager.default.removeItem(at: folder) }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Logging
+import S3Partition
+import WIFCredentials
+
+/// The signed-in user's folder, ready for requests: the stored session, credentials that renew
+/// themselves, and the partitioned bucket.
+public struct SignedInStore: Sendable {
+    /// Where requests go.
+    public let context: StoreContext
+    /// The sign-in.
+    public let session: StoredSession
+    /// The S3 client of the folder, for requests outside it (which the bucket's policy decides).
+    public var client: S3Client { self.bucket.client }
+    /// The user's folder.
+    public let bucket: PartitionedBucket
+
+    /// Where to log.
+    public var logger: Logger { self.context.logger }
+
+    /// Runs `body` with the signed-in user's folder; fails before starting anything when nobody is
+    /// signed in.
+    /// - Parameters:
+    ///   - configuration: The settings.
+    ///   - environment: The process environment (`WIF_PASSPHRASE`, `WIF_KEY_FILE`).
+    ///   - logger: Where to log.
+    ///   - body: The work.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``FileStoreError`` from the sign-in and the store; what `body` throws.
+    public static func with<T: Sendable>(
+        _ configuration: ToolConfiguration,
+        environment: [String: String],
+        logger: Logger,
+        _ body: (SignedInStore) async throws -> T
+    ) async throws -> T {
+        let (session, store) = try StoreRuntime.signedInSession(configuration, environment: environment)
+        // Refuse a folder the template cannot name before starting anything.
+        do throws(S3Error) {
+            _ = try PartitionPrefix.make(template: session.partitionTemplate, userId: session.subject)
+        } catch {
+            throw FileStoreError(.folderRefused, error.message, s3Error: error)
+        }
+        return try await StoreRuntime.withTarget(configuration, logger: logger) { context in
+            let federation = try context.federation(
+                roleArn: session.roleArn, bucket: session.bucket, partitionTemplate: session.partitionTemplate, stsRegion: session.region)
+            let credentials = SessionCredentials(
+                session: session, store: store, account: configuration.account, federation: federation, httpClient: context.httpClient)
+            let bucket = try federation.folder(subject: session.subject, credentialProvider: credentials)
+            return try await body(SignedInStore(context: context, session: session, bucket: bucket))
+        }
+    }
+
+    /// Whether a file of this name is in the folder, found by listing (which the folder's policy
+    /// allows even where reading a missing object is answered with `AccessDenied`, as S3 does without
+    /// `s3:ListBucket` on the key).
+    /// - Parameter name: The file's name in the folder.
+    /// - Returns: Whether it is there.
+    /// - Throws: `S3Error` from the listing.
+    public func exists(_ name: String) async throws -> Bool {
+        let first = try await self.bucket.list(prefix: name, pageSize: 1, logger: self.logger).objects.first { _ in true }
+        return first?.name == name
+    }
+
+    /// Runs a request about one name, turning a refusal or `NoSuchKey` for a name that is not in the
+    /// folder into a plain "no such file".
+    /// - Parameters:
+    ///   - name: The file's name in the folder.
+    ///   - body: The request.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``FileStoreError`` `noSuchFile` for a name not in the folder; what `body` throws.
+    public func reportingMissing<T>(_ name: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as S3Error where [.accessDenied, .noSuchKey, .notFound].contains(error.code) {
+            if (try? await self.exists(name)) == false {
+                throw FileStoreError(.noSuchFile, "no file named '\(name)' in your folder (s3://\(self.session.bucket)/\(self.session.prefix))")
+            }
+            throw error
+        }
+    }
+
+    /// `s3://bucket/key` of a name in the folder.
+    /// - Parameter name: The file's name in the folder.
+    /// - Returns: The URL.
+    public func url(of name: String) -> String {
+        "s3://\(self.session.bucket)/\(self.session.prefix)\(name)"
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import WIFCredentials
+
+/// A sign-in kept between commands: where the token comes from, what it federated into, and the
+/// temporary credentials with their expiry.
+///
+/// It holds secrets (the token and the credentials), so ``description`` shows neither.
+public struct StoredSession: Codable, Sendable, CustomStringConvertible {
+    /// Where the web-identity token is read from when the credentials need renewing.
+    public struct TokenRecord: Codable, Sendable {
+        /// How the token is had again.
+        public enum Kind: String, Codable, Sendable {
+            /// A development token minted by the embedded stack.
+            case development
+            /// A token given on the command line.
+            case token
+            /// A token file, read again at every renewal (it may have been rotated).
+            case file
+            /// An OpenID Connect sign-in (`login --issuer`): the ID token comes from the OAuth account
+            /// ``TokenRecord/account`` in the encrypted store, renewed with its refresh token.
+            case oidc
+        }
+
+        /// How the token is had again.
+        public var kind: Kind
+        /// The token itself, for `development` and `token`.
+        public var value: String?
+        /// The absolute path, for `file`.
+        public var path: String?
+        /// The OAuth account's name in the encrypted store, for `oidc`.
+        public var account: String?
+        /// The token's `exp`, when it is a JWT (opaque access tokens have none the tool can read).
+        public var expiration: Date?
+
+        /// Creates a record.
+        public init(kind: Kind, value: String? = nil, path: String? = nil, account: String? = nil, expiration: Date? = nil) {
+            self.kind = kind
+            self.value = value
+            self.path = path
+            self.account = account
+            self.expiration = expiration
+        }
+    }
+
+    /// Temporary credentials and their expiry.
+    public struct CredentialRecord: Codable, Sendable {
+        /// The access key id.
+        public var accessKeyId: String
+        /// The secret access key.
+        public var secretAccessKey: String
+        /// The session token.
+        public var sessionToken: String?
+        /// When the credentials expire.
+        public var expiration: Date?
+
+        /// Records credentials.
+        public init(_ credentials: AWSCredentials) {
+            self.accessKeyId = credentials.accessKeyId
+            self.secretAccessKey = credentials.secretAccessKey
+            self.sessionToken = credentials.sessionToken
+            self.expiration = credentials.expiration
+        }
+
+        /// The recorded credentials.
+        public var credentials: AWSCredentials {
+            AWSCredentials(
+                accessKeyId: self.accessKeyId, secretAccessKey: self.secretAccessKey, sessionToken: self.sessionToken,
+                expiration: self.expiration)
+        }
+    }
+
+    /// The format version of the stored sign-in.
+    public var version = 1
+    /// `embedded`, or the S3 endpoint URL the session was made for.
+    public var target: String
+    /// The STS endpoint the session federates through (`nil` on the embedded stack, whose port changes).
+    public var stsEndpoint: String?
+    /// The region the session was made in.
+    public var region: String
+    /// The provider name (`google`, `facebook`, …).
+    public var provider: String
+    /// The `ProviderId` sent with opaque access tokens (`graph.facebook.com`, `www.amazon.com`).
+    public var providerId: String?
+    /// The user id: STS's `SubjectFromWebIdentityToken`.
+    public var subject: String
+    /// The role the session assumed.
+    public var roleArn: String
+    /// The assumed-role ARN STS reported.
+    public var assumedRoleArn: String?
+    /// The role session name sent to STS.
+    public var roleSessionName: String
+    /// The shared bucket.
+    public var bucket: String
+    /// The user's folder in the bucket, ending in `/`.
+    public var prefix: String
+    /// The template the folder was made from, `{id}` standing for ``subject``.
+    public var partitionTemplate: String
+    /// Where the token comes from.
+    public var token: TokenRecord
+    /// The temporary credentials.
+    public var credentials: CredentialRecord
+    /// When the user signed in.
+    public var signedInAt: Date
+
+    /// Who and where, without the token or the credentials.
+    public var description: String {
+        "StoredSession(provider: \(self.provider), subject: \(self.subject), role: \(self.roleArn), bucket: \(self.bucket), prefix: \(self.prefix), secrets: <redacted>)"
+    }
+
+    /// Creates a sign-in record.
+    public init(
+        target: String, stsEndpoint: String?, region: String, provider: String, providerId: String?, subject: String, roleArn: String,
+        assumedRoleArn: String?, roleSessionName: String, bucket: String, prefix: String, partitionTemplate: String, token: TokenRecord,
+        credentials: CredentialRecord, signedInAt: Date
+    ) {
+        self.target = target
+        self.stsEndpoint = stsEndpoint
+        self.region = region
+        self.provider = provider
+        self.providerId = providerId
+        self.subject = subject
+        self.roleArn = roleArn
+        self.assumedRoleArn = assumedRoleArn
+        self.roleSessionName = roleSessionName
+        self.bucket = bucket
+        self.prefix = prefix
+        self.partitionTemplate = partitionTemplate
+        self.token = token
+        self.credentials = credentials
+        self.signedInAt = signedInAt
+    }
+}

@@ -1,0 +1,34 @@
+import Synchronization
+import Testing
+import WIFFileStore
+
+/// A batch runs several transfers at once and hands results back in the files' own order.
+@Suite struct FileBatchTests {
+    @Test func resultsComeBackInOrderWhateverOrderTheyFinishIn() async throws {
+        let running = Mutex((now: 0, most: 0))
+        var delivered: [Int] = []
+        try await FileBatch.run(Array(0..<12), width: 4) { index, item in
+            running.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+            // Later items finish sooner.
+            try await Task.sleep(for: .milliseconds(2 * (12 - item)))
+            running.withLock { $0.now -= 1 }
+            return item * 10
+        } deliver: { index, output in
+            #expect(output == index * 10)
+            delivered.append(index)
+        }
+        #expect(delivered == Array(0..<12))
+        #expect(running.withLock { $0.most } <= 4)
+    }
+
+    struct Refused: Error {}
+
+    @Test func theFirstFailureIsWhatTheBatchThrows() async throws {
+        await #expect(throws: Refused.self) {
+            try await FileBatch.run(Array(0..<5), width: 2) { _, item in
+                if item == 3 { throw Refused() }
+                return item
+            } deliver: { _, _ in }
+        }
+    }
+}

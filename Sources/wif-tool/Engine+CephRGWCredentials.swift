@@ -53,7 +53,7 @@ extension WIFTool.Engine.CephRGW {
             if let duration, !AssumeRoleWithWebIdentityRequest.durationSecondsRange.contains(duration) {
                 throw ValidationError("--duration must be 900 to 43200 seconds, not \(duration)")
             }
-            if let problem = ToolConfiguration.bucketNameProblem(self.bucket) {
+            if let problem = S3BucketName.awsRuleProblem(self.bucket) {
                 throw ValidationError("--bucket '\(self.bucket)' is not a bucket name: \(problem)")
             }
         }

@@ -61,7 +61,7 @@ struct SeaweedFSIAMConfig: Sendable, Equatable {
 
     /// Checks every setting and says which one is wrong.
     func validate() throws(Problem) {
-        if let problem = ToolConfiguration.bucketNameProblem(self.bucket) {
+        if let problem = S3BucketName.awsRuleProblem(self.bucket) {
             throw Problem("the bucket '\(self.bucket)' is not a bucket name: \(problem)")
         }
         let allowedName = self.providerName.unicodeScalars.allSatisfy {

@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "PolicyEngine", targets: ["PolicyEngine"]),
         .library(name: "S3Partition", targets: ["S3Partition"]),
         .library(name: "WIFLocal", targets: ["WIFLocal"]),
+        .library(name: "WIFEngines", targets: ["WIFEngines"]),
         .executable(name: "wif-tool", targets: ["wif-tool"]),
     ],
     dependencies: [
@@ -105,6 +106,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Engine administration: federation and per-user folders set up on Ceph RGW (its IAM API)
+        // and SeaweedFS (its IAM config file), with the policy documents built by PolicyEngine.
+        .target(
+            name: "WIFEngines",
+            dependencies: [
+                "WIFHTTP",
+                "WIFFoundation",
+                "WIFCredentials",
+                "PolicyEngine",
+                "S3Partition",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "CWIFMemory"),
         .executableTarget(
             name: "wif-tool",
@@ -115,6 +134,7 @@ let package = Package(
                 "WIFCredentials",
                 "PolicyEngine",
                 "S3Partition",
+                "WIFEngines",
                 "WIFLocal",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -172,6 +192,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "WIFEnginesTests",
+            dependencies: [
+                "WIFFoundation", "WIFHTTP",
+                "WIFEngines",
+                "S3Partition",
+                "WIFCredentials",
+                "PolicyEngine",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "WIFLocalTests",
             dependencies: [
                 "WIFTestSupport",
@@ -191,7 +224,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WIFToolTests",
-            dependencies: ["wif-tool", "WIFCredentials", "WIFFoundation", "WIFHTTP"],
+            dependencies: ["wif-tool", "WIFCredentials", "WIFEngines", "WIFFoundation", "WIFHTTP"],
             swiftSettings: swiftSettings
         ),
         // samples/ServerApp: built with the package so that CI checks it without a second dependency build.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import S3Partition
 import WIFCredentials
+import WIFEngines
 
 extension WIFTool.Engine.CephRGW {
     /// `wif-tool engine ceph-rgw credentials`: the trusted server's side of the session-policy strategy.
@@ -68,7 +69,7 @@ extension WIFTool.Engine.CephRGW {
         }
 
         func run() async throws {
-            try await reportingStoreErrors {
+            try await reportingEngineErrors {
                 let gateway = try CephRGWAdmin.gateway(flag: self.endpoint, environment: self.options.environment)
                 let token = try self.readToken()
                 guard let subject = UnverifiedJWTClaims(token: token)?.subject, !subject.isEmpty else {

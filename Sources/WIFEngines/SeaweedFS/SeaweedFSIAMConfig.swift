@@ -13,62 +13,83 @@ import S3Partition
 /// - the audience is checked by the provider's `clientId`, not by a trust-policy condition;
 /// - roles are found by name: the account in the role ARN only gives it the shape clients expect;
 /// - durations are in nanoseconds.
-struct SeaweedFSIAMConfig: Sendable, Equatable {
+///
+/// The value holds the STS signing key: its description and errors never show it.
+package struct SeaweedFSIAMConfig: Sendable, Equatable {
     /// The issuer whose tokens STS accepts.
-    struct Issuer: Sendable, Equatable {
+    package struct Issuer: Sendable, Equatable {
         /// The tokens' `iss`, exactly.
-        var issuer: String
+        package var issuer: String
         /// Where SeaweedFS fetches the issuer's signing keys.
-        var jwksURI: String
+        package var jwksURI: String
         /// The `aud` the tokens must carry.
-        var clientId: String
+        package var clientId: String
+
+        /// Creates an issuer.
+        package init(issuer: String, jwksURI: String, clientId: String) {
+            self.issuer = issuer
+            self.jwksURI = jwksURI
+            self.clientId = clientId
+        }
     }
 
     /// The provider's name, which the trust policy names in `Principal.Federated`.
-    var providerName: String
-    var issuer: Issuer
-    var bucket: String
+    package var providerName: String
+    /// The issuer STS trusts.
+    package var issuer: Issuer
+    /// The shared bucket.
+    package var bucket: String
     /// The role users assume, such as `arn:aws:iam::000000000000:role/personal-store`.
-    var roleArn: String
+    package var roleArn: String
     /// Where a user's folder is, with `{id}` for the token's `sub`: `{id}/` by default, as `wif-tool login`.
-    var partitionTemplate: String
+    package var partitionTemplate: String
     /// The base64 of the 32-byte key SeaweedFS signs its session tokens with. Kept across rewrites, so
     /// sessions issued before a restart stay valid.
-    var signingKey: String
+    package var signingKey: String
     /// How long credentials last when the caller asks for no duration, in seconds.
-    var sessionSeconds: Int = 3600
+    package var sessionSeconds: Int = 3600
     /// The longest session a caller may ask for, in seconds.
-    var maximumSessionSeconds: Int = 43_200
+    package var maximumSessionSeconds: Int = 43_200
 
-    static let defaultProviderName = "wif-local"
-    static let defaultRoleArn = "arn:aws:iam::000000000000:role/personal-store"
+    /// Creates a configuration.
+    package init(
+        providerName: String, issuer: Issuer, bucket: String, roleArn: String, partitionTemplate: String, signingKey: String
+    ) {
+        self.providerName = providerName
+        self.issuer = issuer
+        self.bucket = bucket
+        self.roleArn = roleArn
+        self.partitionTemplate = partitionTemplate
+        self.signingKey = signingKey
+    }
+
+    /// The provider's name unless another is given.
+    package static let defaultProviderName = "wif-local"
+    /// The role unless another is given.
+    package static let defaultRoleArn = "arn:aws:iam::000000000000:role/personal-store"
     /// The policy variable SeaweedFS substitutes with the token's `sub`.
     static let subjectVariable = "${jwt:sub}"
 
-    /// A problem with the settings, naming the one that is wrong.
-    struct Problem: Error, CustomStringConvertible, Equatable {
-        var description: String
-        init(_ description: String) { self.description = description }
-    }
-
     /// The role's name: what follows `role/` (and any path) in its ARN.
-    var roleName: String {
+    package var roleName: String {
         String(self.roleArn.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
     }
 
     /// The name the permission policy is stored under.
-    var policyName: String { self.roleName }
+    package var policyName: String { self.roleName }
 
     /// Checks every setting and says which one is wrong.
-    func validate() throws(Problem) {
+    /// - Throws: ``EngineSetupError`` with code ``EngineSetupError/Code/invalidConfiguration`` naming the
+    ///   setting.
+    package func validate() throws(EngineSetupError) {
         if let problem = S3BucketName.awsRuleProblem(self.bucket) {
-            throw Problem("the bucket '\(self.bucket)' is not a bucket name: \(problem)")
+            throw .invalidConfiguration("the bucket '\(self.bucket)' is not a bucket name: \(problem)")
         }
         let allowedName = self.providerName.unicodeScalars.allSatisfy {
             $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "_-.".unicodeScalars.contains($0))
         }
         guard !self.providerName.isEmpty, self.providerName.utf8.count <= 64, allowedName else {
-            throw Problem("the provider name '\(self.providerName)' must be 1 to 64 letters, digits, '_', '-' or '.'")
+            throw .invalidConfiguration("the provider name '\(self.providerName)' must be 1 to 64 letters, digits, '_', '-' or '.'")
         }
         let parts = self.roleArn.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
         let roleNameAllowed = self.roleName.unicodeScalars.allSatisfy {
@@ -77,25 +98,25 @@ struct SeaweedFSIAMConfig: Sendable, Equatable {
         guard parts.count == 6, parts[0] == "arn", parts[2] == "iam", parts[5].hasPrefix("role/"),
             !self.roleName.isEmpty, self.roleName.utf8.count <= 64, roleNameAllowed
         else {
-            throw Problem("the role ARN '\(self.roleArn)' is not arn:aws:iam::ACCOUNT:role/NAME with a NAME of 1 to 64 of [A-Za-z0-9+=,.@_-]")
+            throw .invalidConfiguration("the role ARN '\(self.roleArn)' is not arn:aws:iam::ACCOUNT:role/NAME with a NAME of 1 to 64 of [A-Za-z0-9+=,.@_-]")
         }
         guard let issuerURL = URL(string: self.issuer.issuer), issuerURL.scheme != nil, issuerURL.host() != nil else {
-            throw Problem("the issuer '\(self.issuer.issuer)' is not a URL")
+            throw .invalidConfiguration("the issuer '\(self.issuer.issuer)' is not a URL")
         }
         guard let jwks = URL(string: self.issuer.jwksURI), ["http", "https"].contains(jwks.scheme?.lowercased() ?? ""),
             jwks.host() != nil
         else {
-            throw Problem("the JWKS address '\(self.issuer.jwksURI)' is not an http or https URL")
+            throw .invalidConfiguration("the JWKS address '\(self.issuer.jwksURI)' is not an http or https URL")
         }
         if self.issuer.clientId.isEmpty {
-            throw Problem("the client id must not be empty")
+            throw .invalidConfiguration("the client id must not be empty")
         }
         _ = try Self.folderPattern(self.partitionTemplate)
         guard let key = Data(base64Encoded: self.signingKey), key.count >= 32 else {
-            throw Problem("the STS signing key must be the base64 of at least 32 bytes")
+            throw .invalidConfiguration("the STS signing key must be the base64 of at least 32 bytes")
         }
         guard (900...self.maximumSessionSeconds).contains(self.sessionSeconds), self.maximumSessionSeconds <= 43_200 else {
-            throw Problem("session lengths must be 900 to 43200 seconds, the default no longer than the maximum")
+            throw .invalidConfiguration("session lengths must be 900 to 43200 seconds, the default no longer than the maximum")
         }
     }
 
@@ -103,16 +124,19 @@ struct SeaweedFSIAMConfig: Sendable, Equatable {
     ///
     /// The template's fixed text must follow the object-name rules and must not contain `*`, `?`, `$`,
     /// `{` or `}`, which are wildcards or variable syntax in a policy and would widen what a user may reach.
-    /// - Throws: ``Problem`` naming the rule the template breaks.
-    static func folderPattern(_ template: String) throws(Problem) -> String {
+    /// - Parameter template: The partition template, such as `users/{id}/`.
+    /// - Returns: The pattern, such as `users/${jwt:sub}/`.
+    /// - Throws: ``EngineSetupError`` with code ``EngineSetupError/Code/invalidConfiguration`` naming the
+    ///   rule the template breaks.
+    package static func folderPattern(_ template: String) throws(EngineSetupError) -> String {
         do {
             _ = try PartitionPrefix.make(template: template, userId: "id")
         } catch {
-            throw Problem("the partition template '\(template)' is refused: \(error.message)")
+            throw .invalidConfiguration("the partition template '\(template)' is refused: \(error.message)")
         }
         let fixed = template.replacing(PartitionPrefix.placeholder, with: "")
         if let special = fixed.first(where: { "*?${}".contains($0) }) {
-            throw Problem("the partition template '\(template)' must not contain '\(special)' outside {id}: in a policy it is a wildcard or variable syntax")
+            throw .invalidConfiguration("the partition template '\(template)' must not contain '\(special)' outside {id}: in a policy it is a wildcard or variable syntax")
         }
         return template.replacing(PartitionPrefix.placeholder, with: Self.subjectVariable)
     }
@@ -121,7 +145,8 @@ struct SeaweedFSIAMConfig: Sendable, Equatable {
 
     /// The role's permission policy: each user may read, write and delete objects under their folder, clean
     /// up their multipart uploads, and list the bucket only with their folder as the prefix.
-    func permissionPolicy() throws(Problem) -> PolicyDocument {
+    /// - Throws: ``EngineSetupError`` for an unusable partition template.
+    func permissionPolicy() throws(EngineSetupError) -> PolicyDocument {
         let folder = try Self.folderPattern(self.partitionTemplate)
         return PolicyDocument(statements: [
             PolicyStatement(
@@ -143,15 +168,16 @@ struct SeaweedFSIAMConfig: Sendable, Equatable {
     }
 
     /// Both policies checked as IAM policies: no errors, no warnings.
-    /// - Throws: ``Problem`` with the diagnostics.
-    func checkPolicies() throws(Problem) {
+    /// - Throws: ``EngineSetupError`` with code ``EngineSetupError/Code/invalidConfiguration`` and the
+    ///   diagnostics.
+    package func checkPolicies() throws(EngineSetupError) {
         let documents: [(String, PolicyDocument, PolicyKind)] = [
             ("permission policy", try self.permissionPolicy(), .identity), ("trust policy", self.trustPolicy(), .trust),
         ]
         for (name, document, kind) in documents {
             let result = Policy.validate(document.json(), kind: kind, name: name)
             if !result.diagnostics.isEmpty {
-                throw Problem("the \(name) does not check out: \(result.diagnostics.map(\.description).joined(separator: "; "))")
+                throw .invalidConfiguration("the \(name) does not check out: \(result.diagnostics.map(\.description).joined(separator: "; "))")
             }
         }
     }
@@ -159,7 +185,10 @@ struct SeaweedFSIAMConfig: Sendable, Equatable {
     // MARK: The file
 
     /// The config file's bytes: JSON with sorted keys, so an unchanged configuration gives an unchanged file.
-    func fileContents() throws(Problem) -> Data {
+    /// - Returns: The file, ending with a newline.
+    /// - Throws: ``EngineSetupError`` with code ``EngineSetupError/Code/invalidConfiguration`` naming the
+    ///   setting that is wrong.
+    package func fileContents() throws(EngineSetupError) -> Data {
         try self.validate()
         let provider = ProviderConfig(issuer: self.issuer.issuer, clientId: self.issuer.clientId, jwksUri: self.issuer.jwksURI)
         let document = FileDocument(
@@ -182,12 +211,14 @@ struct SeaweedFSIAMConfig: Sendable, Equatable {
         do {
             return try encoder.encode(document) + Data("\n".utf8)
         } catch {
-            throw Problem("cannot encode the IAM config: \(error)")
+            throw .invalidConfiguration("cannot encode the IAM config: \(error)")
         }
     }
 
     /// The STS signing key of an existing config file, if it has a usable one.
-    static func existingSigningKey(in data: Data) -> String? {
+    /// - Parameter data: The file's bytes.
+    /// - Returns: The key, base64, or `nil` when the file is not JSON or has no key of at least 32 bytes.
+    package static func existingSigningKey(in data: Data) -> String? {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
             let sts = object["sts"] as? [String: Any], let key = sts["signingKey"] as? String,
             let bytes = Data(base64Encoded: key), bytes.count >= 32
@@ -196,7 +227,7 @@ struct SeaweedFSIAMConfig: Sendable, Equatable {
     }
 
     /// A fresh signing key: 32 random bytes, base64.
-    static func newSigningKey() -> String {
+    package static func newSigningKey() -> String {
         var generator = SystemRandomNumberGenerator()
         return Data((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }).base64EncodedString()
     }
@@ -308,5 +339,12 @@ struct PolicyStatement: Encodable, Sendable, Equatable {
         case action = "Action"
         case resource = "Resource"
         case condition = "Condition"
+    }
+}
+
+extension SeaweedFSIAMConfig: CustomStringConvertible {
+    /// The provider, role and bucket; never the signing key.
+    package var description: String {
+        "SeaweedFSIAMConfig(provider: \(self.providerName), issuer: \(self.issuer.issuer), role: \(self.roleArn), bucket: \(self.bucket))"
     }
 }

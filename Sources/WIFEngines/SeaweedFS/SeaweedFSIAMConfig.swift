@@ -1,6 +1,7 @@
 import Foundation
 import PolicyEngine
 import S3Partition
+import WIFFoundation
 
 /// SeaweedFS's IAM config, the file `weed mini -s3.iam.config FILE` (or `weed s3 -iam.config`) reads when
 /// it starts: STS trusting one OpenID Connect issuer, and one role that the issuer's users assume and that
@@ -146,24 +147,23 @@ package struct SeaweedFSIAMConfig: Sendable, Equatable {
     /// The role's permission policy: each user may read, write and delete objects under their folder, clean
     /// up their multipart uploads, and list the bucket only with their folder as the prefix.
     /// - Throws: ``EngineSetupError`` for an unusable partition template.
-    func permissionPolicy() throws(EngineSetupError) -> PolicyDocument {
+    package func permissionPolicy() throws(EngineSetupError) -> PolicyDocument {
         let folder = try Self.folderPattern(self.partitionTemplate)
         return PolicyDocument(statements: [
-            PolicyStatement(
-                sid: "ListOwnFolder", action: .one("s3:ListBucket"), resource: .one("arn:aws:s3:::\(self.bucket)"),
-                condition: ["StringLike": ["s3:prefix": [folder, "\(folder)*"]]]),
-            PolicyStatement(
-                sid: "ReadWriteOwnObjects",
-                action: .many(["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"]),
-                resource: .one("arn:aws:s3:::\(self.bucket)/\(folder)*")),
+            .allow(
+                "ListOwnFolder", actions: ["s3:ListBucket"], resources: ["arn:aws:s3:::\(self.bucket)"],
+                conditions: [Condition(.stringLike, key: "s3:prefix", values: [folder, "\(folder)*"])]),
+            .allow(
+                "ReadWriteOwnObjects",
+                actions: ["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"],
+                resources: ["arn:aws:s3:::\(self.bucket)/\(folder)*"]),
         ])
     }
 
     /// The role's trust policy: the provider's users may assume the role with a web-identity token.
-    func trustPolicy() -> PolicyDocument {
+    package func trustPolicy() -> PolicyDocument {
         PolicyDocument(statements: [
-            PolicyStatement(
-                sid: "IssuerUsers", principal: ["Federated": self.providerName], action: .one("sts:AssumeRoleWithWebIdentity"))
+            .allow("IssuerUsers", federated: [self.providerName], actions: ["sts:AssumeRoleWithWebIdentity"])
         ])
     }
 
@@ -180,165 +180,6 @@ package struct SeaweedFSIAMConfig: Sendable, Equatable {
                 throw .invalidConfiguration("the \(name) does not check out: \(result.diagnostics.map(\.description).joined(separator: "; "))")
             }
         }
-    }
-
-    // MARK: The file
-
-    /// The config file's bytes: JSON with sorted keys, so an unchanged configuration gives an unchanged file.
-    /// - Returns: The file, ending with a newline.
-    /// - Throws: ``EngineSetupError`` with code ``EngineSetupError/Code/invalidConfiguration`` naming the
-    ///   setting that is wrong.
-    package func fileContents() throws(EngineSetupError) -> Data {
-        try self.validate()
-        let provider = ProviderConfig(issuer: self.issuer.issuer, clientId: self.issuer.clientId, jwksUri: self.issuer.jwksURI)
-        let document = FileDocument(
-            sts: STSSection(
-                tokenDuration: Int64(self.sessionSeconds) * 1_000_000_000,
-                maxSessionLength: Int64(self.maximumSessionSeconds) * 1_000_000_000,
-                issuer: "seaweedfs-sts",
-                signingKey: self.signingKey,
-                providers: [ProviderEntry(name: self.providerName, type: "oidc", enabled: true, config: provider)]),
-            policy: PolicySection(defaultEffect: "Deny", storeType: "memory"),
-            roles: [
-                RoleEntry(
-                    roleName: self.roleName, roleArn: self.roleArn, trustPolicy: self.trustPolicy(), attachedPolicies: [self.policyName],
-                    description: "Users of \(self.issuer.issuer); each keeps files under \(self.partitionTemplate) in \(self.bucket)")
-            ],
-            policies: [NamedPolicy(name: self.policyName, document: try self.permissionPolicy())]
-        )
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        do {
-            return try encoder.encode(document) + Data("\n".utf8)
-        } catch {
-            throw .invalidConfiguration("cannot encode the IAM config: \(error)")
-        }
-    }
-
-    /// The STS signing key of an existing config file, if it has a usable one.
-    /// - Parameter data: The file's bytes.
-    /// - Returns: The key, base64, or `nil` when the file is not JSON or has no key of at least 32 bytes.
-    package static func existingSigningKey(in data: Data) -> String? {
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let sts = object["sts"] as? [String: Any], let key = sts["signingKey"] as? String,
-            let bytes = Data(base64Encoded: key), bytes.count >= 32
-        else { return nil }
-        return key
-    }
-
-    /// A fresh signing key: 32 random bytes, base64.
-    package static func newSigningKey() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return Data((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }).base64EncodedString()
-    }
-
-    private struct FileDocument: Encodable {
-        var sts: STSSection
-        var policy: PolicySection
-        var roles: [RoleEntry]
-        var policies: [NamedPolicy]
-    }
-
-    private struct STSSection: Encodable {
-        var tokenDuration: Int64
-        var maxSessionLength: Int64
-        var issuer: String
-        var signingKey: String
-        var providers: [ProviderEntry]
-    }
-
-    private struct ProviderEntry: Encodable {
-        var name: String
-        var type: String
-        var enabled: Bool
-        var config: ProviderConfig
-    }
-
-    private struct ProviderConfig: Encodable {
-        var issuer: String
-        var clientId: String
-        var jwksUri: String
-    }
-
-    private struct PolicySection: Encodable {
-        var defaultEffect: String
-        var storeType: String
-    }
-
-    private struct RoleEntry: Encodable {
-        var roleName: String
-        var roleArn: String
-        var trustPolicy: PolicyDocument
-        var attachedPolicies: [String]
-        var description: String
-    }
-
-    private struct NamedPolicy: Encodable {
-        var name: String
-        var document: PolicyDocument
-    }
-}
-
-/// An IAM policy document as JSON: `Version` 2012-10-17 and its statements.
-struct PolicyDocument: Encodable, Sendable, Equatable {
-    var version = "2012-10-17"
-    var statements: [PolicyStatement]
-
-    enum CodingKeys: String, CodingKey {
-        case version = "Version"
-        case statements = "Statement"
-    }
-
-    /// The document as JSON text with sorted keys.
-    func json(pretty: Bool = false) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding strings, arrays and dictionaries of strings cannot fail.
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
-}
-
-/// One statement of a ``PolicyDocument``.
-struct PolicyStatement: Encodable, Sendable, Equatable {
-    /// A JSON string, or an array of strings.
-    enum Values: Encodable, Sendable, Equatable {
-        case one(String)
-        case many([String])
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            switch self {
-            case .one(let value): try container.encode(value)
-            case .many(let values): try container.encode(values)
-            }
-        }
-    }
-
-    var sid: String
-    var effect = "Allow"
-    var principal: [String: String]?
-    var action: Values
-    var resource: Values?
-    var condition: [String: [String: [String]]]?
-
-    init(
-        sid: String, principal: [String: String]? = nil, action: Values, resource: Values? = nil,
-        condition: [String: [String: [String]]]? = nil
-    ) {
-        self.sid = sid
-        self.principal = principal
-        self.action = action
-        self.resource = resource
-        self.condition = condition
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case sid = "Sid"
-        case effect = "Effect"
-        case principal = "Principal"
-        case action = "Action"
-        case resource = "Resource"
-        case condition = "Condition"
     }
 }
 

@@ -154,23 +154,24 @@ extension CephRGWFederation {
     ) async throws -> [String] {
         var base = issuer
         while base.hasSuffix("/") { base.removeLast() }
-        let discoveryURL = base + "/.well-known/openid-configuration"
-        let discovery = try await Self.fetchJSON(discoveryURL, what: "discovery document", httpClient: httpClient, timeout: timeout, logger: logger)
+        let documents: IssuerDocuments
+        do {
+            documents = try await IssuerDocuments.fetch(
+                issuer: base, transport: AsyncHTTPClientTransport(httpClient: httpClient), timeout: timeout, logger: logger)
+        } catch {
+            // The gateway can no more use an issuer it cannot read than one that serves the wrong documents.
+            throw error.code == .network ? EngineSetupError.invalidIssuer(error.reason, httpStatus: error.httpStatus) : error
+        }
         // RGW finds the keys at `<iss>/.well-known/openid-configuration`: an issuer served elsewhere
         // than its own URL (the local stack's default `https://wif.localhost`) can never sign in.
-        var named = discovery["issuer"] as? String ?? ""
+        var named = documents.issuer ?? ""
         while named.hasSuffix("/") { named.removeLast() }
         guard named == base else {
             throw EngineSetupError.invalidIssuer(
-                "the discovery document at \(discoveryURL) names the issuer '\(named)', but Ceph RGW reads an issuer's keys from <iss>/.well-known/openid-configuration, so the tokens' iss must be \(base) itself (for 'wif-tool local serve', set \"issuer\" to its own URL in the configuration file)")
+                "the discovery document at \(documents.discoveryURL) names the issuer '\(named)', but Ceph RGW reads an issuer's keys from <iss>/.well-known/openid-configuration, so the tokens' iss must be \(base) itself (for 'wif-tool local serve', set \"issuer\" to its own URL in the configuration file)")
         }
-        guard let jwksURL = discovery["jwks_uri"] as? String else {
-            throw EngineSetupError.invalidIssuer("the issuer's discovery document \(discoveryURL) has no jwks_uri")
-        }
-        let jwks = try await Self.fetchJSON(jwksURL, what: "JWKS", httpClient: httpClient, timeout: timeout, logger: logger)
-        let keys = jwks["keys"] as? [[String: Any]] ?? []
-        let thumbprints = keys.compactMap { key -> String? in
-            guard let chain = key["x5c"] as? [String], let first = chain.first, let der = Data(base64Encoded: first) else { return nil }
+        let thumbprints = documents.keys.compactMap { key -> String? in
+            guard let first = key.member("x5c")?.arrayValue?.first?.stringValue, let der = Data(base64Encoded: first) else { return nil }
             return Insecure.SHA1.hash(data: der).map { byte in
                 let hex = String(byte, radix: 16)
                 return hex.count == 1 ? "0" + hex : hex
@@ -178,31 +179,8 @@ extension CephRGWFederation {
         }
         guard !thumbprints.isEmpty else {
             throw EngineSetupError.invalidIssuer(
-                "the issuer's JWKS \(jwksURL) has no key with an x5c certificate; Ceph RGW verifies tokens only with certificates")
+                "the issuer's JWKS \(documents.jwksURI) has no key with an x5c certificate; Ceph RGW verifies tokens only with certificates")
         }
         return thumbprints
-    }
-
-    private static func fetchJSON(
-        _ url: String, what: String, httpClient: HTTPClient, timeout: Duration, logger: Logger
-    ) async throws -> [String: Any] {
-        var request = HTTPClientRequest(url: url)
-        request.headers.add(name: "Accept", value: "application/json")
-        let body: ByteBuffer
-        do {
-            let response = try await httpClient.execute(request, deadline: .now() + .nanoseconds(timeout.saturatingNanoseconds), logger: logger)
-            guard response.status == .ok else {
-                throw EngineSetupError.invalidIssuer("the issuer's \(what) \(url) answered HTTP \(response.status.code)")
-            }
-            body = try await response.body.collect(upTo: 1024 * 1024)
-        } catch let error as EngineSetupError {
-            throw error
-        } catch {
-            throw EngineSetupError.invalidIssuer("the issuer's \(what) \(url) cannot be read: \(error)")
-        }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else {
-            throw EngineSetupError.invalidIssuer("the issuer's \(what) \(url) is not a JSON object")
-        }
-        return object
     }
 }

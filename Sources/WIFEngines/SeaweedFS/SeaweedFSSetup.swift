@@ -1,8 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
-import NIOCore
-import NIOHTTP1
+import S3Partition
 import WIFCredentials
 import WIFHTTP
 
@@ -41,46 +40,19 @@ package enum SeaweedFSSetup {
     package static func discover(
         issuerURL: URL, httpClient: HTTPClient, timeout: Duration = .seconds(30), logger: Logger = .noop
     ) async throws(EngineSetupError) -> DiscoveredIssuer {
-        var base = issuerURL.absoluteString
-        while base.hasSuffix("/") { base.removeLast() }
-        let discoveryURL = base + "/.well-known/openid-configuration"
-        let discovery = try await Self.fetchJSON(
-            discoveryURL, what: "the issuer's discovery document", httpClient: httpClient, timeout: timeout, logger: logger)
-        guard let issuer = discovery["issuer"] as? String, !issuer.isEmpty else {
-            throw .invalidIssuer("the discovery document at \(discoveryURL) has no issuer")
+        let documents = try await IssuerDocuments.fetch(
+            issuer: issuerURL.absoluteString, transport: AsyncHTTPClientTransport(httpClient: httpClient), timeout: timeout,
+            logger: logger)
+        guard let issuer = documents.issuer, !issuer.isEmpty else {
+            throw .invalidIssuer("the discovery document at \(documents.discoveryURL) has no issuer")
         }
-        guard let jwksURI = discovery["jwks_uri"] as? String, !jwksURI.isEmpty else {
-            throw .invalidIssuer("the discovery document at \(discoveryURL) has no jwks_uri")
+        let usable = documents.keys.filter {
+            $0.member("kty")?.stringValue == "RSA" && $0.member("n")?.stringValue != nil && $0.member("e")?.stringValue != nil
         }
-        let jwks = try await Self.fetchJSON(jwksURI, what: "the issuer's keys", httpClient: httpClient, timeout: timeout, logger: logger)
-        let keys = (jwks["keys"] as? [[String: Any]]) ?? []
-        let usable = keys.filter { $0["kty"] as? String == "RSA" && $0["n"] is String && $0["e"] is String }
         guard !usable.isEmpty else {
-            throw .invalidIssuer("the JWKS at \(jwksURI) has no RSA key with 'n' and 'e', which SeaweedFS needs to verify tokens")
+            throw .invalidIssuer("the JWKS at \(documents.jwksURI) has no RSA key with 'n' and 'e', which SeaweedFS needs to verify tokens")
         }
-        return DiscoveredIssuer(issuer: issuer, jwksURI: jwksURI, keyCount: usable.count)
-    }
-
-    private static func fetchJSON(
-        _ url: String, what: String, httpClient: HTTPClient, timeout: Duration, logger: Logger
-    ) async throws(EngineSetupError) -> [String: Any] {
-        let body: ByteBuffer
-        let status: UInt
-        do {
-            let response = try await httpClient.execute(
-                HTTPClientRequest(url: url), timeout: .nanoseconds(timeout.saturatingNanoseconds), logger: logger)
-            status = response.status.code
-            body = try await response.body.collect(upTo: 1 << 20)
-        } catch {
-            throw .network("cannot read \(what) at \(url): \(error)")
-        }
-        guard status == 200 else {
-            throw .network("\(what) at \(url) answered HTTP \(status)", httpStatus: Int(status))
-        }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else {
-            throw .invalidIssuer("\(what) at \(url) is not a JSON object")
-        }
-        return object
+        return DiscoveredIssuer(issuer: issuer, jwksURI: documents.jwksURI, keyCount: usable.count)
     }
 
     /// The signing key to keep from an existing config file, or a new one when there is no file.
@@ -131,85 +103,57 @@ package enum SeaweedFSSetup {
         case existing = "already there"
     }
 
-    /// Creates the bucket with a SigV4-signed `PUT /BUCKET` (path style); a bucket the caller already
-    /// owns is fine.
-    /// - Throws: ``EngineSetupError``: ``EngineSetupError/Code/network`` when SeaweedFS cannot be reached;
+    /// Creates the bucket with the S3 client (path style); a bucket the caller already owns is fine.
+    /// - Parameters:
+    ///   - bucket: The bucket.
+    ///   - endpoint: SeaweedFS's S3 endpoint.
+    ///   - credentials: The admin identity's keys.
+    ///   - region: The region to sign for.
+    ///   - httpClient: The HTTP client.
+    ///   - logger: Where to log.
+    /// - Returns: Whether the bucket was created or already there.
+    /// - Throws: ``EngineSetupError`` with the S3 client's code (kept in ``EngineSetupError/s3Error``):
+    ///   ``EngineSetupError/Code/network`` when SeaweedFS cannot be reached,
     ///   ``EngineSetupError/Code/invalidAccessKeyId`` or ``EngineSetupError/Code/signatureDoesNotMatch``
-    ///   when it does not know the credentials; ``EngineSetupError/Code/accessDenied`` when they may not
-    ///   create buckets; any other refusal with S3's code, message and request id.
+    ///   when it does not know the credentials, ``EngineSetupError/Code/accessDenied`` when they may not
+    ///   create buckets, or any other refusal with S3's code, message and request id.
     package static func createBucket(
         _ bucket: String, endpoint: URL, credentials: AWSCredentials, region: String, httpClient: HTTPClient,
         logger: Logger = .noop
-    ) async throws -> BucketOutcome {
-        let url = endpoint.appendingPathComponent(bucket)
-        var request = try SigV4Request(method: "PUT", url: url)
-        let signer = SigV4Signer(credentials: credentials, region: region, service: "s3")
-        try signer.sign(&request, payload: .empty, date: Date())
-        var outgoing = HTTPClientRequest(url: request.urlString)
-        outgoing.method = .PUT
-        for header in request.headers where header.name.lowercased() != "host" {
-            outgoing.headers.add(name: header.name, value: header.value)
-        }
-        let status: UInt
-        let body: ByteBuffer
+    ) async throws(EngineSetupError) -> BucketOutcome {
         do {
-            let response = try await httpClient.execute(outgoing, timeout: .seconds(60), logger: logger)
-            status = response.status.code
-            body = try await response.body.collect(upTo: 1 << 20)
+            let s3 = try S3Client(
+                configuration: S3Client.Configuration(
+                    region: region, endpoint: endpoint.absoluteString, addressingStyle: .path, timeout: .seconds(60)),
+                credentialProvider: StaticCredentialProvider(credentials: credentials), environment: [:], httpClient: httpClient)
+            return try await s3.createBucketIfMissing(bucket, logger: logger) ? .created : .existing
+        } catch let error as S3Error {
+            throw Self.bucketError(error, bucket: bucket, endpoint: endpoint)
         } catch {
-            throw EngineSetupError.network("cannot reach SeaweedFS at \(endpoint.absoluteString) to create the bucket: \(error)")
+            throw .network("cannot reach SeaweedFS at \(endpoint.absoluteString) to create the bucket: \(error)")
         }
-        if (200..<300).contains(status) { return .created }
-        let reply = S3ErrorReply(Data(body.readableBytesView))
-        if status == 409, reply.code == "BucketAlreadyOwnedByYou" { return .existing }
-        let detail = "\(reply.code ?? "HTTP \(status)")\(reply.message.map { ": \($0)" } ?? "")\(reply.requestId.map { " [request id \($0)]" } ?? "")"
-        let code = EngineSetupError.Code(reply.code ?? "HTTP\(status)")
+    }
+
+    /// The error for a bucket SeaweedFS did not create, saying what to do about it.
+    static func bucketError(_ error: S3Error, bucket: String, endpoint: URL) -> EngineSetupError {
+        var detail = error.code.rawValue
+        if !error.message.isEmpty { detail += ": " + error.message }
+        if let requestId = error.requestId, !requestId.isEmpty { detail += " [request id \(requestId)]" }
         let reason: String
-        switch code {
+        switch error.code {
+        case .network:
+            reason = "cannot reach SeaweedFS at \(endpoint.absoluteString) to create the bucket: \(error.message)"
         case .invalidAccessKeyId, .signatureDoesNotMatch:
             reason = "SeaweedFS refused the admin credentials while creating the bucket '\(bucket)' (\(detail)); use the admin identity's keys"
         case .accessDenied:
             reason = "these credentials may not create the bucket '\(bucket)' (\(detail)); use an admin identity"
-        case .bucketAlreadyExists:
+        case S3Error.Code("BucketAlreadyExists"):
             reason = "the bucket '\(bucket)' belongs to another identity (\(detail))"
         default:
-            reason = "SeaweedFS did not create the bucket '\(bucket)': \(detail) (HTTP \(status))"
+            reason = "SeaweedFS did not create the bucket '\(bucket)': \(detail)\(error.httpStatus.map { " (HTTP \($0))" } ?? "")"
         }
-        throw EngineSetupError(code: code, reason: reason, httpStatus: Int(status), requestId: reply.requestId)
-    }
-}
-
-/// The code, message and request id of an S3 `<Error>` reply, read leniently: servers that are not AWS
-/// sometimes answer with HTML or nothing at all.
-struct S3ErrorReply: Equatable {
-    var code: String?
-    var message: String?
-    var requestId: String?
-
-    init(code: String?, message: String?, requestId: String?) {
-        self.code = code
-        self.message = message
-        self.requestId = requestId
-    }
-
-    /// Reads the reply's body.
-    init(_ data: Data) {
-        let text = String(decoding: data, as: UTF8.self)
-        func element(_ name: String) -> String? {
-            guard let open = text.range(of: "<\(name)>"),
-                let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex)
-            else { return nil }
-            let value = String(text[open.upperBound..<close.lowerBound])
-            return value.isEmpty ? nil : Self.unescape(value)
-        }
-        self.code = element("Code")
-        self.message = element("Message")
-        self.requestId = element("RequestId")
-    }
-
-    private static func unescape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
-            .replacingOccurrences(of: "&amp;", with: "&")
+        return EngineSetupError(
+            code: EngineSetupError.Code(error.code.rawValue), reason: reason, httpStatus: error.httpStatus, requestId: error.requestId,
+            s3Error: error, credentialsError: error.credentialsError)
     }
 }

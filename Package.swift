@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "PolicyEngine", targets: ["PolicyEngine"]),
         .library(name: "S3Partition", targets: ["S3Partition"]),
         .library(name: "WIFLocal", targets: ["WIFLocal"]),
+        .library(name: "WIFEngines", targets: ["WIFEngines"]),
         .library(name: "WIFFileStore", targets: ["WIFFileStore"]),
         .executable(name: "wif-tool", targets: ["wif-tool"]),
     ],
@@ -118,6 +119,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Engine administration: federation and per-user folders set up on Ceph RGW (its IAM API)
+        // and SeaweedFS (its IAM config file), with the policy documents built by PolicyEngine.
+        .target(
+            name: "WIFEngines",
+            dependencies: [
+                "WIFHTTP",
+                "WIFFoundation",
+                "WIFCredentials",
+                "PolicyEngine",
+                "S3Partition",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The personal file store behind wif-tool: settings, the encrypted sign-in store, sign-in flows,
         // federation of web-identity tokens into per-user folders, and the runtime of file commands.
         .target(
@@ -144,6 +163,7 @@ let package = Package(
                 "WIFCredentials",
                 "PolicyEngine",
                 "S3Partition",
+                "WIFEngines",
                 "WIFLocal",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -215,6 +235,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "WIFEnginesTests",
+            dependencies: [
+                "WIFFoundation", "WIFHTTP",
+                "WIFEngines",
+                "S3Partition",
+                "WIFCredentials",
+                "PolicyEngine",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "WIFLocalTests",
             dependencies: [
                 "WIFTestSupport",
@@ -247,7 +280,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WIFToolTests",
-            dependencies: ["wif-tool", "WIFCredentials", "WIFFoundation", "WIFHTTP"],
+            dependencies: ["wif-tool", "WIFCredentials", "WIFEngines", "WIFFoundation", "WIFHTTP"],
             swiftSettings: swiftSettings
         ),
         // samples/ServerApp: built with the package so that CI checks it without a second dependency build.

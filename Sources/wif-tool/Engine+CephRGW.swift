@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import S3Partition
 import WIFCredentials
+import WIFEngines
 import WIFLocal
+import WIFFileStore
 
 extension WIFTool.Engine {
     /// `wif-tool engine ceph-rgw`: the Ceph RADOS Gateway, through its IAM API.
@@ -79,7 +81,7 @@ struct CephRGWPlanOptions: ParsableArguments {
         do {
             try plan.validate()
         } catch {
-            throw CommandFailure(status: .usage, message: error.message)
+            throw CommandFailure(status: .usage, message: error.reason)
         }
         return plan
     }
@@ -163,7 +165,7 @@ extension WIFTool.Engine.CephRGW {
         }
 
         func run() async throws {
-            try await reportingStoreErrors {
+            try await reportingEngineErrors {
                 let plan = try self.plan.plan()
                 let gateway = try self.plan.gateway(environment: self.options.environment)
                 let credentials = try await CephRGWAdmin.credentials(self.options)
@@ -223,7 +225,7 @@ extension WIFTool.Engine.CephRGW {
         }
 
         func run() async throws {
-            try await reportingStoreErrors {
+            try await reportingEngineErrors {
                 let plan = try self.plan.plan()
                 let gateway = try self.plan.gateway(environment: self.options.environment)
                 let credentials = try await CephRGWAdmin.credentials(self.options)

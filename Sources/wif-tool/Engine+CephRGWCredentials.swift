@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import S3Partition
 import WIFCredentials
+import WIFEngines
+import WIFFileStore
 
 extension WIFTool.Engine.CephRGW {
     /// `wif-tool engine ceph-rgw credentials`: the trusted server's side of the session-policy strategy.
@@ -53,7 +55,7 @@ extension WIFTool.Engine.CephRGW {
             if let duration, !AssumeRoleWithWebIdentityRequest.durationSecondsRange.contains(duration) {
                 throw ValidationError("--duration must be 900 to 43200 seconds, not \(duration)")
             }
-            if let problem = ToolConfiguration.bucketNameProblem(self.bucket) {
+            if let problem = S3BucketName.awsRuleProblem(self.bucket) {
                 throw ValidationError("--bucket '\(self.bucket)' is not a bucket name: \(problem)")
             }
         }
@@ -68,7 +70,7 @@ extension WIFTool.Engine.CephRGW {
         }
 
         func run() async throws {
-            try await reportingStoreErrors {
+            try await reportingEngineErrors {
                 let gateway = try CephRGWAdmin.gateway(flag: self.endpoint, environment: self.options.environment)
                 let token = try self.readToken()
                 guard let subject = UnverifiedJWTClaims(token: token)?.subject, !subject.isEmpty else {

@@ -1,8 +1,12 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
+import Logging
 import S3Partition
 import WIFCredentials
+import WIFEngines
 import WIFLocal
+import WIFFileStore
 
 extension WIFTool.Engine {
     /// `wif-tool engine seaweedfs`: SeaweedFS, through its IAM config file.
@@ -122,51 +126,80 @@ extension WIFTool.Engine.SeaweedFS {
                 let file = URL(fileURLWithPath: self.iamConfig).standardizedFileURL
                 let logger = self.options.makeLogger()
                 let output = try await StoreRuntime.withHTTPClient { httpClient in
-                    let issuer: SeaweedFSIAMConfig.Issuer
-                    if let issuerURL {
-                        let found = try await SeaweedFSSetup.discover(issuerURL: issuerURL, httpClient: httpClient)
-                        issuer = .init(issuer: found.issuer, jwksURI: found.jwksURI, clientId: self.clientId)
-                    } else {
-                        issuer = .init(issuer: self.issuer ?? "", jwksURI: self.jwksUri ?? "", clientId: self.clientId)
+                    do {
+                        return try await self.setUp(endpoint: endpoint, issuerURL: issuerURL, file: file, httpClient: httpClient, logger: logger)
+                    } catch let error as EngineSetupError {
+                        throw Self.failure(error)
                     }
-                    let config = SeaweedFSIAMConfig(
-                        providerName: self.providerName, issuer: issuer, bucket: self.bucket, roleArn: self.roleArn,
-                        partitionTemplate: self.partitionTemplate, signingKey: try SeaweedFSSetup.signingKey(keptIn: file))
-                    let contents: Data
-                    do throws(SeaweedFSIAMConfig.Problem) {
-                        try config.checkPolicies()
-                        contents = try config.fileContents()
-                    } catch {
-                        throw CommandFailure(status: .usage, message: error.description)
-                    }
-                    let changed = try SeaweedFSSetup.write(contents, to: file)
-                    logger.debug("wrote the IAM config", metadata: ["wif.seaweedfs.iam_config": "\(file.path)", "wif.seaweedfs.changed": "\(changed)"])
-
-                    var created: Bool?
-                    if let endpoint, !self.skipBucket {
-                        let credentials: AWSCredentials
-                        do {
-                            credentials = try await self.options.credentialProvider().getCredentials(logger: logger)
-                        } catch let error as WIFCredentialsError {
-                            throw CommandFailure(
-                                status: .auth,
-                                message: "no credentials to create the bucket with (\(error.reason)); set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY to SeaweedFS's admin identity, or give --skip-bucket")
-                        }
-                        let outcome = try await SeaweedFSSetup.createBucket(
-                            self.bucket, endpoint: endpoint, credentials: credentials, region: self.options.resolvedRegion(), httpClient: httpClient)
-                        created = outcome == .created
-                    }
-                    return Output(
-                        iamConfig: file.path, iamConfigChanged: changed, provider: config.providerName, issuer: issuer.issuer,
-                        jwksUri: issuer.jwksURI, clientId: issuer.clientId, roleArn: config.roleArn, bucket: config.bucket,
-                        bucketCreated: created, partitionTemplate: config.partitionTemplate,
-                        folderPattern: (try? SeaweedFSIAMConfig.folderPattern(config.partitionTemplate)) ?? "")
                 }
                 if self.options.json {
                     try printJSON(output)
                 } else {
                     printOut(Self.text(output, endpoint: endpoint))
                 }
+            }
+        }
+
+        /// Discovers the issuer (with --issuer-url), writes the IAM config and creates the bucket.
+        private func setUp(endpoint: URL?, issuerURL: URL?, file: URL, httpClient: HTTPClient, logger: Logger) async throws -> Output {
+            let issuer: SeaweedFSIAMConfig.Issuer
+            if let issuerURL {
+                let found = try await SeaweedFSSetup.discover(issuerURL: issuerURL, httpClient: httpClient, logger: logger)
+                issuer = .init(issuer: found.issuer, jwksURI: found.jwksURI, clientId: self.clientId)
+            } else {
+                issuer = .init(issuer: self.issuer ?? "", jwksURI: self.jwksUri ?? "", clientId: self.clientId)
+            }
+            let config = SeaweedFSIAMConfig(
+                providerName: self.providerName, issuer: issuer, bucket: self.bucket, roleArn: self.roleArn,
+                partitionTemplate: self.partitionTemplate, signingKey: try SeaweedFSSetup.signingKey(keptIn: file))
+            try config.checkPolicies()
+            let contents = try config.fileContents()
+            let changed = try SeaweedFSSetup.write(contents, to: file)
+            logger.debug("wrote the IAM config", metadata: ["wif.seaweedfs.iam_config": "\(file.path)", "wif.seaweedfs.changed": "\(changed)"])
+
+            var created: Bool?
+            if let endpoint, !self.skipBucket {
+                let credentials: AWSCredentials
+                do {
+                    credentials = try await self.options.credentialProvider().getCredentials(logger: logger)
+                } catch let error as WIFCredentialsError {
+                    throw CommandFailure(
+                        status: .auth,
+                        message: "no credentials to create the bucket with (\(error.reason)); set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY to SeaweedFS's admin identity, or give --skip-bucket")
+                }
+                let outcome = try await SeaweedFSSetup.createBucket(
+                    self.bucket, endpoint: endpoint, credentials: credentials, region: self.options.resolvedRegion(),
+                    httpClient: httpClient, logger: logger)
+                created = outcome == .created
+            }
+            return Output(
+                iamConfig: file.path, iamConfigChanged: changed, provider: config.providerName, issuer: issuer.issuer,
+                jwksUri: issuer.jwksURI, clientId: issuer.clientId, roleArn: config.roleArn, bucket: config.bucket,
+                bucketCreated: created, partitionTemplate: config.partitionTemplate,
+                folderPattern: (try? SeaweedFSIAMConfig.folderPattern(config.partitionTemplate)) ?? "")
+        }
+
+        /// The exit status and message of a failed step: the settings are a usage error, the files I/O,
+        /// an unreachable issuer or SeaweedFS the network, refused credentials auth or denied, and any
+        /// other answer a failure.
+        static func failure(_ error: EngineSetupError) -> CommandFailure {
+            switch error.code {
+            case .invalidConfiguration:
+                return CommandFailure(status: .usage, message: error.reason)
+            case .fileError:
+                return CommandFailure(status: .io, message: error.reason)
+            case .network:
+                return CommandFailure(status: .network, message: error.reason)
+            case .invalidAccessKeyId, .signatureDoesNotMatch:
+                return CommandFailure(status: .auth, message: error.reason + " (scripts/seaweedfs writes them to DIR/admin.env)")
+            case .credentialsUnavailable:
+                return CommandFailure(status: .auth, message: error.reason)
+            case .accessDenied:
+                return CommandFailure(status: .denied, message: error.reason)
+            case .bucketAlreadyExists:
+                return CommandFailure(status: .failure, message: error.reason + "; choose another --bucket")
+            default:
+                return CommandFailure(status: .failure, message: error.reason)
             }
         }
 

@@ -13,6 +13,17 @@ extension S3Client {
     /// - Throws: ``S3Error`` with the service's code, ``S3Error/Code/invalidBucketName`` for a name S3
     ///   would refuse, or ``S3Error/Code/network``.
     public func createBucket(_ bucket: String, logger: Logger = .noop) async throws {
+        _ = try await self.createBucketIfMissing(bucket, logger: logger)
+    }
+
+    /// Creates a bucket as ``createBucket(_:logger:)`` does, and says whether it was there already, for
+    /// set-ups that report what they changed.
+    /// - Parameters:
+    ///   - bucket: The bucket's name.
+    ///   - logger: Where to log.
+    /// - Returns: `true` when the bucket was created, `false` when the caller owned it already.
+    /// - Throws: ``S3Error`` as ``createBucket(_:logger:)``.
+    package func createBucketIfMissing(_ bucket: String, logger: Logger = .noop) async throws -> Bool {
         try S3BucketName.validate(bucket)
         var request = S3Request(operation: "CreateBucket", method: .PUT, bucket: bucket)
         if self.region != "us-east-1" {
@@ -23,8 +34,9 @@ extension S3Client {
         do {
             _ = try await self.performCollecting(request, logger: logger)
         } catch let error as S3Error where error.code == .bucketAlreadyOwnedByYou {
-            return
+            return false
         }
+        return true
     }
 }
 

@@ -181,7 +181,7 @@ public struct S3Endpoint: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Bucket name checks.
-enum S3BucketName {
+package enum S3BucketName {
     /// Whether a bucket name can be a host label: 3–63 lowercase letters, digits, hyphens (and dots,
     /// when allowed), starting and ending with a letter or digit, and not an IP address.
     static func isDNSCompatible(_ bucket: String, allowingDots: Bool) -> Bool {
@@ -201,7 +201,7 @@ enum S3BucketName {
     /// Checks a bucket name before it is put in a URL: 1–255 letters, digits, `.`, `-` or `_`, and not
     /// `.` or `..`. (AWS's own rules are stricter; S3-compatible servers vary, and S3 itself answers
     /// `InvalidBucketName` for the rest.)
-    static func validate(_ bucket: String) throws(S3Error) {
+    package static func validate(_ bucket: String) throws(S3Error) {
         let utf8 = bucket.utf8
         let allowed = utf8.allSatisfy { byte in
             (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
@@ -214,5 +214,25 @@ enum S3BucketName {
                 code: .invalidBucketName,
                 message: "bucket name '\(S3Error.printable(shown))' must be 1-255 letters, digits, '.', '-' or '_'")
         }
+    }
+
+    /// The AWS naming rule a bucket name breaks, for settings checked before anything is created: 3–63
+    /// lower-case letters, digits, `-` and `.`, beginning and ending with a letter or digit, without
+    /// `..`. Stricter than ``validate(_:)``, which only keeps a name fit for a URL.
+    /// - Parameter name: The bucket name.
+    /// - Returns: The rule broken, or `nil` for a good name.
+    package static func awsRuleProblem(_ name: String) -> String? {
+        let bytes = Array(name.utf8)
+        guard (3...63).contains(bytes.count) else { return "it must be 3 to 63 characters long" }
+        let allowed = bytes.allSatisfy {
+            ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
+        }
+        guard allowed else { return "use lower-case letters, digits, '-' and '.' only" }
+        let isAlphanumeric: (UInt8) -> Bool = { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) }
+        guard let first = bytes.first, let last = bytes.last, isAlphanumeric(first), isAlphanumeric(last) else {
+            return "it must begin and end with a letter or digit"
+        }
+        if name.contains("..") { return "it must not contain '..'" }
+        return nil
     }
 }

@@ -6,7 +6,9 @@ import WIFFoundation
 /// S3 answers `<Error><Code>…</Code><Message>…</Message><RequestId>…</RequestId><HostId>…</HostId></Error>`;
 /// some S3-compatible servers wrap it (`<ErrorResponse><Error>…` or `<ErrorResponse><Errors><Error>…`).
 /// HEAD answers have no body, and proxies answer HTML: then the code comes from the status.
-enum S3ErrorDocument {
+///
+/// Package access: the engine set-up reads the status of IAM answers without a document the same way.
+package enum S3ErrorDocument {
     /// The longest error body read; S3's are under 1 KB.
     static let maximumBytes = 64 * 1024
 
@@ -56,7 +58,11 @@ enum S3ErrorDocument {
     }
 
     /// The code for an answer without an error document.
-    static func code(forStatus status: Int, isObject: Bool) -> S3Error.Code {
+    /// - Parameters:
+    ///   - status: The HTTP status.
+    ///   - isObject: Whether the request was about one object (a `404` is then `NoSuchKey`).
+    /// - Returns: The code.
+    package static func code(forStatus status: Int, isObject: Bool) -> S3Error.Code {
         switch status {
         case 301: return .permanentRedirect
         case 400: return S3Error.Code("BadRequest")

@@ -162,7 +162,7 @@ public struct ToolConfiguration: Sendable {
         }
 
         let bucket = pick(flags.bucket, flagName: "--bucket", "WIF_BUCKET", .bucket)
-        if let bucket, let problem = Self.bucketNameProblem(bucket.value) {
+        if let bucket, let problem = S3BucketName.awsRuleProblem(bucket.value) {
             throw FileStoreError.invalidSetting("\(bucket.origin) '\(bucket.value)' is not a bucket name: \(problem)")
         }
         let role = pick(flags.roleArn, flagName: "--role-arn", "WIF_ROLE_ARN", .roleArn)
@@ -253,21 +253,5 @@ public struct ToolConfiguration: Sendable {
     package static func isRegionName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 32 && name.utf8.first != UInt8(ascii: "-")
             && name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") }
-    }
-
-    /// Why a bucket name breaks S3's naming rules, or `nil` when it does not.
-    package static func bucketNameProblem(_ name: String) -> String? {
-        let bytes = Array(name.utf8)
-        guard (3...63).contains(bytes.count) else { return "it must be 3 to 63 characters long" }
-        let allowed = bytes.allSatisfy {
-            ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
-        }
-        guard allowed else { return "use lower-case letters, digits, '-' and '.' only" }
-        let isAlphanumeric: (UInt8) -> Bool = { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) }
-        guard let first = bytes.first, let last = bytes.last, isAlphanumeric(first), isAlphanumeric(last) else {
-            return "it must begin and end with a letter or digit"
-        }
-        if name.contains("..") { return "it must not contain '..'" }
-        return nil
     }
 }

@@ -54,6 +54,19 @@ package struct JSONNode: Sendable {
         if case .string(let value) = self.kind { return value }
         return nil
     }
+
+    /// The elements of an array; `nil` for another kind of value.
+    package var arrayValue: [JSONNode]? {
+        if case .array(let elements) = self.kind { return elements }
+        return nil
+    }
+
+    /// The value of an object's first member named `key`; `nil` when there is none or this is not an
+    /// object.
+    package func member(_ key: String) -> JSONNode? {
+        guard case .object(let members) = self.kind else { return nil }
+        return members.first { $0.key == key }?.value
+    }
 }
 
 /// One `"key": value` pair of a JSON object.

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import S3Partition
 import WIFCredentials
 import WIFFoundation
 import WIFHTTP
@@ -29,9 +30,10 @@ import WIFHTTP
 ///
 /// RGW's answers differ from AWS IAM's: errors are S3-shaped (`<Error><Code>…`) with an empty
 /// message, some are not XML at all, and a missing entity may answer `404` where AWS answers `200`.
-/// Every failure is an ``S3Error`` with the service's code (`EntityAlreadyExists`, `NoSuchEntity`,
-/// `MalformedPolicyDocument`, …) or, without a readable document, the code of its HTTP status, and a
-/// message naming the IAM action.
+/// Every failure is an ``EngineSetupError`` with the service's code (`EntityAlreadyExists`,
+/// `NoSuchEntity`, `MalformedPolicyDocument`, …) or, without a readable document, the code of its HTTP
+/// status, and a reason naming the IAM action; a failure to create the bucket keeps the S3 client's
+/// error in ``EngineSetupError/s3Error``.
 public struct CephRGWFederation: Sendable {
     /// Where the gateway is and how long a call may take.
     public struct Configuration: Sendable, Hashable {
@@ -66,16 +68,16 @@ public struct CephRGWFederation: Sendable {
     /// - Parameters:
     ///   - configuration: The gateway's URL, region and timeout.
     ///   - credentialProvider: The administrator's credentials.
-    ///   - httpClient: The HTTP client; ``S3Client/sharedHTTPClient`` by default.
+    ///   - httpClient: The HTTP client; S3Partition's `S3Client.sharedHTTPClient` by default.
     ///   - timeSource: The clock that dates signatures.
-    /// - Throws: ``S3Error`` with code ``S3Error/Code/invalidConfiguration`` for an endpoint that is not
-    ///   an http or https URL with a host, or an unusable region or timeout.
+    /// - Throws: ``EngineSetupError`` with code ``EngineSetupError/Code/invalidConfiguration`` for an
+    ///   endpoint that is not an http or https URL with a host, or an unusable region or timeout.
     public init(
         configuration: Configuration,
         credentialProvider: some CredentialProvider,
         httpClient: HTTPClient = S3Client.sharedHTTPClient,
         timeSource: TimeSource = .system
-    ) throws(S3Error) {
+    ) throws(EngineSetupError) {
         var text = configuration.endpoint
         while text.hasSuffix("/") { text.removeLast() }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
@@ -91,10 +93,14 @@ public struct CephRGWFederation: Sendable {
         self.credentialProvider = credentialProvider
         self.httpClient = httpClient
         self.timeSource = timeSource
-        self.s3 = try S3Client(
-            configuration: S3Client.Configuration(
-                region: configuration.region, endpoint: text, addressingStyle: .path, timeout: configuration.timeout),
-            credentialProvider: credentialProvider, environment: [:], httpClient: httpClient, timeSource: timeSource)
+        do {
+            self.s3 = try S3Client(
+                configuration: S3Client.Configuration(
+                    region: configuration.region, endpoint: text, addressingStyle: .path, timeout: configuration.timeout),
+                credentialProvider: credentialProvider, environment: [:], httpClient: httpClient, timeSource: timeSource)
+        } catch {
+            throw EngineSetupError(error)
+        }
     }
 
     // MARK: Applying a plan
@@ -105,7 +111,7 @@ public struct CephRGWFederation: Sendable {
     ///   - plan: What to set up; it is validated first.
     ///   - logger: Where to log each step (at debug level).
     /// - Returns: What was set up, with each user's role ARN.
-    /// - Throws: ``S3Error``: the plan's problem, or the gateway's refusal with the IAM action named.
+    /// - Throws: ``EngineSetupError``: the plan's problem, or the gateway's refusal with the IAM action named.
     public func apply(
         _ plan: CephRGWFederationPlan, logger: Logger = .noop
     ) async throws -> CephRGWFederationResult {
@@ -116,7 +122,11 @@ public struct CephRGWFederation: Sendable {
                 issuer: plan.issuer, httpClient: self.httpClient, timeout: self.configuration.timeout, logger: logger)
         }
         let provider = try await self.ensureProvider(plan, thumbprints: thumbprints, logger: logger)
-        try await self.s3.createBucket(plan.bucket, logger: logger)
+        do {
+            try await self.s3.createBucket(plan.bucket, logger: logger)
+        } catch let error as S3Error {
+            throw EngineSetupError(error)
+        }
         var roleARNs: [String: String] = [:]
         for role in plan.roles {
             let arn = try await self.ensureRole(role, logger: logger)
@@ -137,7 +147,8 @@ public struct CephRGWFederation: Sendable {
     /// - Parameters:
     ///   - plan: The plan that was applied.
     ///   - logger: Where to log each step.
-    /// - Throws: ``S3Error`` when the gateway refuses a deletion for another reason than a missing entity.
+    /// - Throws: ``EngineSetupError`` when the gateway refuses a deletion for another reason than a missing
+    ///   entity.
     public func remove(
         _ plan: CephRGWFederationPlan, logger: Logger = .noop
     ) async throws {
@@ -198,7 +209,7 @@ public struct CephRGWFederation: Sendable {
             let clientIds = answer.first("ClientIDList")?.children(named: "member").map(\.text) ?? []
             let thumbprints = answer.first("ThumbprintList")?.children(named: "member").map(\.text) ?? []
             return (clientIds, thumbprints)
-        } catch let error as S3Error where Self.isMissing(error) {
+        } catch let error as EngineSetupError where Self.isMissing(error) {
             return nil
         }
     }
@@ -210,7 +221,7 @@ public struct CephRGWFederation: Sendable {
             let answer = try await self.call(
                 "CreateRole", [("RoleName", role.name), ("Path", "/"), ("AssumeRolePolicyDocument", role.trustPolicy)], logger: logger)
             arn = answer.first("Arn")?.text
-        } catch let error as S3Error where error.code == .entityAlreadyExists {
+        } catch let error as EngineSetupError where error.code == .entityAlreadyExists {
             _ = try await self.call("UpdateAssumeRolePolicy", [("RoleName", role.name), ("PolicyDocument", role.trustPolicy)], logger: logger)
             let answer = try await self.call("GetRole", [("RoleName", role.name)], logger: logger)
             arn = answer.first("Arn")?.text
@@ -231,63 +242,12 @@ public struct CephRGWFederation: Sendable {
     private func ignoringMissing(_ body: () async throws -> Void) async throws {
         do {
             try await body()
-        } catch let error as S3Error where Self.isMissing(error) {
+        } catch let error as EngineSetupError where Self.isMissing(error) {
             return
         }
     }
 
-    static func isMissing(_ error: S3Error) -> Bool {
+    static func isMissing(_ error: EngineSetupError) -> Bool {
         error.code == .noSuchEntity || error.httpStatus == 404
     }
-}
-
-/// What ``CephRGWFederation/apply(_:logger:)`` set up.
-public struct CephRGWFederationResult: Sendable, Hashable {
-    /// What happened to something that may have existed before.
-    public enum Change: String, Sendable, Hashable {
-        /// It did not exist and was created.
-        case created
-        /// It existed as wanted.
-        case unchanged
-        /// It existed otherwise and was re-created.
-        case replaced
-    }
-
-    /// The OIDC provider's ARN, such as `arn:aws:iam:::oidc-provider/127.0.0.1:4566`.
-    public var providerARN: String
-    /// What happened to the provider.
-    public var provider: Change
-    /// The thumbprints registered with the provider.
-    public var thumbprints: [String]
-    /// The shared bucket.
-    public var bucket: String
-    /// The strategy set up.
-    public var strategy: PartitionStrategy
-    /// The role each user signs in with, by user id.
-    public var roleARNs: [String: String]
-    /// The shared role of the session-tags and session-policy strategies.
-    public var sharedRoleARN: String?
-
-    /// Creates a result.
-    public init(
-        providerARN: String, provider: Change, thumbprints: [String], bucket: String, strategy: PartitionStrategy,
-        roleARNs: [String: String], sharedRoleARN: String?
-    ) {
-        self.providerARN = providerARN
-        self.provider = provider
-        self.thumbprints = thumbprints
-        self.bucket = bucket
-        self.strategy = strategy
-        self.roleARNs = roleARNs
-        self.sharedRoleARN = sharedRoleARN
-    }
-}
-
-extension S3Error.Code {
-    /// IAM: the role, policy or provider to create exists already.
-    public static let entityAlreadyExists = S3Error.Code("EntityAlreadyExists")
-    /// IAM: the role, policy or provider does not exist.
-    public static let noSuchEntity = S3Error.Code("NoSuchEntity")
-    /// IAM: a policy document was refused.
-    public static let malformedPolicyDocument = S3Error.Code("MalformedPolicyDocument")
 }

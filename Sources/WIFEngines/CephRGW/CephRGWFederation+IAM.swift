@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import S3Partition
 import WIFCredentials
 import WIFFoundation
 import WIFHTTP
@@ -17,18 +18,19 @@ extension CephRGWFederation {
 
     /// Sends one IAM Query API call (`POST /` with a form body, signed for the `iam` service) and
     /// returns the answer's root element.
-    /// - Throws: ``S3Error`` with the gateway's code, or the code of its HTTP status when the answer is
-    ///   not an error document (RGW sometimes answers malformed XML); ``S3Error/Code/network`` when the
-    ///   gateway cannot be reached; ``S3Error/Code/malformedResponse`` for a success that is not XML.
+    /// - Throws: ``EngineSetupError`` with the gateway's code, or the code of its HTTP status when the
+    ///   answer is not an error document (RGW sometimes answers malformed XML);
+    ///   ``EngineSetupError/Code/network`` when the gateway cannot be reached;
+    ///   ``EngineSetupError/Code/malformedResponse`` for a success that is not XML.
     func call(_ action: String, _ parameters: [(String, String)], logger: Logger) async throws -> XMLTreeElement {
         try await Self.retry.run(
-            isRetryable: { ($0 as? S3Error).map(Self.mayPass) ?? false },
+            isRetryable: { ($0 as? EngineSetupError).map(Self.mayPass) ?? false },
             sleep: { try await self.timeSource.sleep($0) },
             willRetry: { attempt, error, delay in
                 logger.debug(
                     "IAM call failed; retrying",
                     metadata: [
-                        "wif.rgw.action": "\(action)", "wif.rgw.code": "\((error as? S3Error)?.code.rawValue ?? "-")",
+                        "wif.rgw.action": "\(action)", "wif.rgw.code": "\((error as? EngineSetupError)?.code.rawValue ?? "-")",
                         "wif.rgw.attempt": "\(attempt)", "wif.rgw.delay": "\(delay)",
                     ])
             }
@@ -37,7 +39,7 @@ extension CephRGWFederation {
         }
     }
 
-    static func mayPass(_ error: S3Error) -> Bool {
+    static func mayPass(_ error: EngineSetupError) -> Bool {
         error.code == .network || (error.httpStatus ?? 0) >= 500
     }
 
@@ -48,7 +50,8 @@ extension CephRGWFederation {
         do {
             credentials = try await self.credentialProvider.getCredentials(logger: logger)
         } catch let error as WIFCredentialsError {
-            throw S3Error(code: .credentialsUnavailable, message: "cannot get the administrator's credentials: \(error.reason)", credentialsError: error)
+            throw EngineSetupError(
+                code: .credentialsUnavailable, reason: "cannot get the administrator's credentials: \(error.reason)", credentialsError: error)
         }
         let url = self.endpoint.appendingPathComponent("")
         var signed: SigV4Request
@@ -58,7 +61,7 @@ extension CephRGWFederation {
             let signer = SigV4Signer(credentials: credentials, region: self.configuration.region, service: "iam")
             try signer.sign(&signed, payload: .bytes(body), date: self.timeSource.now())
         } catch {
-            throw S3Error(code: .credentialsUnavailable, message: "cannot sign the IAM \(action) call: \(error)")
+            throw EngineSetupError(code: .credentialsUnavailable, reason: "cannot sign the IAM \(action) call: \(error)")
         }
         var request = HTTPClientRequest(url: signed.urlString)
         request.method = .POST
@@ -73,12 +76,12 @@ extension CephRGWFederation {
         let answer: [UInt8]
         do {
             let response = try await self.httpClient.execute(
-                request, deadline: .now() + .nanoseconds(S3Client.nanoseconds(self.configuration.timeout)), logger: logger)
+                request, deadline: .now() + .nanoseconds(self.configuration.timeout.saturatingNanoseconds), logger: logger)
             status = Int(response.status.code)
             headers = response.headers
             answer = Array(try await response.body.collect(upTo: 1024 * 1024).readableBytesView)
         } catch {
-            throw S3Error.network("IAM \(action) to \(signed.host) failed: \(error)")
+            throw EngineSetupError.network("IAM \(action) to \(signed.host) failed: \(error)")
         }
         guard (200..<300).contains(status) else {
             throw Self.error(action: action, status: status, headers: headers, body: answer)
@@ -86,16 +89,17 @@ extension CephRGWFederation {
         do {
             return try XMLReader.parse(answer)
         } catch {
-            throw S3Error.malformedResponse(
-                "the gateway answered IAM \(action) with HTTP \(status) and a body that is not XML (\(error.reason))", status: status,
-                requestId: headers.first(name: "x-amz-request-id"))
+            throw EngineSetupError(
+                code: .malformedResponse,
+                reason: "the gateway answered IAM \(action) with HTTP \(status) and a body that is not XML (\(error.reason))",
+                httpStatus: status, requestId: headers.first(name: "x-amz-request-id"))
         }
     }
 
     /// The error for a refused IAM call. RGW answers S3-shaped `<Error>` documents with an empty
     /// `Message`, AWS answers `<ErrorResponse><Error>…`, and some RGW answers are not XML: the code
     /// then comes from the status.
-    static func error(action: String, status: Int, headers: HTTPHeaders, body: [UInt8]) -> S3Error {
+    static func error(action: String, status: Int, headers: HTTPHeaders, body: [UInt8]) -> EngineSetupError {
         var code: String?
         var message: String?
         var requestId = headers.first(name: "x-amz-request-id")
@@ -104,7 +108,7 @@ extension CephRGWFederation {
             message = error.text("Message").flatMap { $0.isEmpty ? nil : $0 }
             if let id = error.text("RequestId") ?? root.text("RequestId"), !id.isEmpty { requestId = id }
         }
-        let resolved = code.map(S3Error.Code.init) ?? Self.code(forStatus: status)
+        let resolved = code.map(EngineSetupError.Code.init) ?? Self.code(forStatus: status)
         var text = "the gateway refused IAM \(action)"
         if let message {
             text += ": " + message
@@ -115,15 +119,15 @@ extension CephRGWFederation {
             // RGW answers AccessDenied for a wrong secret as well as for missing capabilities.
             text += "; check the administrator's access key and secret, and that the user has the roles, oidc-provider and buckets capabilities"
         }
-        return S3Error(code: resolved, message: text, httpStatus: status, requestId: requestId)
+        return EngineSetupError(code: resolved, reason: text, httpStatus: status, requestId: requestId)
     }
 
     /// The IAM code that fits a status without an error document.
-    static func code(forStatus status: Int) -> S3Error.Code {
+    static func code(forStatus status: Int) -> EngineSetupError.Code {
         switch status {
         case 404: return .noSuchEntity
         case 409: return .entityAlreadyExists
-        default: return S3ErrorDocument.code(forStatus: status, isObject: false)
+        default: return EngineSetupError.Code(S3ErrorDocument.code(forStatus: status, isObject: false).rawValue)
         }
     }
 
@@ -139,8 +143,9 @@ extension CephRGWFederation {
     ///   - timeout: How long each request may take.
     ///   - logger: Where to log.
     /// - Returns: One thumbprint per key with a certificate, in the JWKS's order.
-    /// - Throws: ``S3Error`` with code ``S3Error/Code/invalidIssuer`` when the discovery document or the
-    ///   JWKS cannot be read, the document names another issuer, or the keys have no certificate.
+    /// - Throws: ``EngineSetupError`` with code ``EngineSetupError/Code/invalidIssuer`` when the discovery
+    ///   document or the JWKS cannot be read, the document names another issuer, or the keys have no
+    ///   certificate.
     public static func issuerThumbprints(
         issuer: String,
         httpClient: HTTPClient = S3Client.sharedHTTPClient,
@@ -149,62 +154,33 @@ extension CephRGWFederation {
     ) async throws -> [String] {
         var base = issuer
         while base.hasSuffix("/") { base.removeLast() }
-        let discoveryURL = base + "/.well-known/openid-configuration"
-        let discovery = try await Self.fetchJSON(discoveryURL, what: "discovery document", httpClient: httpClient, timeout: timeout, logger: logger)
+        let documents: IssuerDocuments
+        do {
+            documents = try await IssuerDocuments.fetch(
+                issuer: base, transport: AsyncHTTPClientTransport(httpClient: httpClient), timeout: timeout, logger: logger)
+        } catch {
+            // The gateway can no more use an issuer it cannot read than one that serves the wrong documents.
+            throw error.code == .network ? EngineSetupError.invalidIssuer(error.reason, httpStatus: error.httpStatus) : error
+        }
         // RGW finds the keys at `<iss>/.well-known/openid-configuration`: an issuer served elsewhere
         // than its own URL (the local stack's default `https://wif.localhost`) can never sign in.
-        var named = discovery["issuer"] as? String ?? ""
+        var named = documents.issuer ?? ""
         while named.hasSuffix("/") { named.removeLast() }
         guard named == base else {
-            throw S3Error(
-                code: .invalidIssuer,
-                message: "the discovery document at \(discoveryURL) names the issuer '\(named)', but Ceph RGW reads an issuer's keys from <iss>/.well-known/openid-configuration, so the tokens' iss must be \(base) itself (for 'wif-tool local serve', set \"issuer\" to its own URL in the configuration file)")
+            throw EngineSetupError.invalidIssuer(
+                "the discovery document at \(documents.discoveryURL) names the issuer '\(named)', but Ceph RGW reads an issuer's keys from <iss>/.well-known/openid-configuration, so the tokens' iss must be \(base) itself (for 'wif-tool local serve', set \"issuer\" to its own URL in the configuration file)")
         }
-        guard let jwksURL = discovery["jwks_uri"] as? String else {
-            throw S3Error(code: .invalidIssuer, message: "the issuer's discovery document \(discoveryURL) has no jwks_uri")
-        }
-        let jwks = try await Self.fetchJSON(jwksURL, what: "JWKS", httpClient: httpClient, timeout: timeout, logger: logger)
-        let keys = jwks["keys"] as? [[String: Any]] ?? []
-        let thumbprints = keys.compactMap { key -> String? in
-            guard let chain = key["x5c"] as? [String], let first = chain.first, let der = Data(base64Encoded: first) else { return nil }
+        let thumbprints = documents.keys.compactMap { key -> String? in
+            guard let first = key.member("x5c")?.arrayValue?.first?.stringValue, let der = Data(base64Encoded: first) else { return nil }
             return Insecure.SHA1.hash(data: der).map { byte in
                 let hex = String(byte, radix: 16)
                 return hex.count == 1 ? "0" + hex : hex
             }.joined()
         }
         guard !thumbprints.isEmpty else {
-            throw S3Error(
-                code: .invalidIssuer,
-                message: "the issuer's JWKS \(jwksURL) has no key with an x5c certificate; Ceph RGW verifies tokens only with certificates")
+            throw EngineSetupError.invalidIssuer(
+                "the issuer's JWKS \(documents.jwksURI) has no key with an x5c certificate; Ceph RGW verifies tokens only with certificates")
         }
         return thumbprints
     }
-
-    private static func fetchJSON(
-        _ url: String, what: String, httpClient: HTTPClient, timeout: Duration, logger: Logger
-    ) async throws -> [String: Any] {
-        var request = HTTPClientRequest(url: url)
-        request.headers.add(name: "Accept", value: "application/json")
-        let body: ByteBuffer
-        do {
-            let response = try await httpClient.execute(request, deadline: .now() + .nanoseconds(S3Client.nanoseconds(timeout)), logger: logger)
-            guard response.status == .ok else {
-                throw S3Error(code: .invalidIssuer, message: "the issuer's \(what) \(url) answered HTTP \(response.status.code)")
-            }
-            body = try await response.body.collect(upTo: 1024 * 1024)
-        } catch let error as S3Error {
-            throw error
-        } catch {
-            throw S3Error(code: .invalidIssuer, message: "the issuer's \(what) \(url) cannot be read: \(error)")
-        }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any] else {
-            throw S3Error(code: .invalidIssuer, message: "the issuer's \(what) \(url) is not a JSON object")
-        }
-        return object
-    }
-}
-
-extension S3Error.Code {
-    /// An OpenID Connect issuer's discovery document or JWKS cannot be read or has no certificate.
-    public static let invalidIssuer = S3Error.Code("InvalidIssuer")
 }

@@ -1,5 +1,5 @@
 import Crypto
-import PolicyEngine
+import S3Partition
 
 /// What to set up on a Ceph RADOS Gateway so that users of an OpenID Connect issuer each get a
 /// private folder (`<user id>/`) in a shared bucket: the OIDC provider, the bucket, and the roles and
@@ -150,9 +150,10 @@ public struct CephRGWFederationPlan: Sendable, Hashable {
     // MARK: Checks
 
     /// Checks the plan before anything is sent.
-    /// - Throws: ``S3Error`` with code ``S3Error/Code/invalidConfiguration`` naming the bad setting, or
-    ///   ``S3Error/Code/invalidUserId`` for a user id that cannot name a folder in a policy.
-    public func validate() throws(S3Error) {
+    /// - Throws: ``EngineSetupError`` with code ``EngineSetupError/Code/invalidConfiguration`` naming the
+    ///   bad setting, ``EngineSetupError/Code/invalidUserId`` for a user id that cannot name a folder in a
+    ///   policy, or the S3 client's code for a bucket name it refuses.
+    public func validate() throws(EngineSetupError) {
         let issuerIsURL = (self.issuer.hasPrefix("https://") || self.issuer.hasPrefix("http://")) && !self.providerKey.isEmpty
         guard issuerIsURL, !self.issuer.contains(where: { $0.isWhitespace || $0 == "?" || $0 == "#" }) else {
             throw .invalidConfiguration("the issuer must be an http or https URL such as http://127.0.0.1:4566, not '\(self.issuer)'")
@@ -167,7 +168,11 @@ public struct CephRGWFederationPlan: Sendable, Hashable {
         where thumbprint.utf8.count != 40 || !thumbprint.utf8.allSatisfy({ Self.isHexDigit($0) }) {
             throw .invalidConfiguration("a thumbprint must be 40 hex digits (the SHA-1 of the issuer's certificate), not '\(thumbprint)'")
         }
-        try S3BucketName.validate(self.bucket)
+        do {
+            try S3BucketName.validate(self.bucket)
+        } catch {
+            throw EngineSetupError(error)
+        }
         guard !self.namePrefix.isEmpty, Self.iamName(self.namePrefix, maximumLength: 32) == self.namePrefix else {
             throw .invalidConfiguration("the name prefix must be 1 to 32 of A-Z a-z 0-9 + = , . @ _ -, not '\(self.namePrefix)'")
         }
@@ -189,16 +194,20 @@ public struct CephRGWFederationPlan: Sendable, Hashable {
     }
 
     /// Checks that a user id can be written literally into a policy as a folder: the rules of
-    /// ``PartitionPrefix``, and none of `*`, `?` or `$`, which a policy would read as a wildcard or a
-    /// variable and so widen to other users' folders.
+    /// S3Partition's `PartitionPrefix`, and none of `*`, `?` or `$`, which a policy would read as a
+    /// wildcard or a variable and so widen to other users' folders.
     /// - Parameter user: The user id.
-    /// - Throws: ``S3Error`` with code ``S3Error/Code/invalidUserId``.
-    public static func checkUserId(_ user: String) throws(S3Error) {
-        _ = try PartitionPrefix.make(userId: user)
+    /// - Throws: ``EngineSetupError`` with code ``EngineSetupError/Code/invalidUserId``.
+    public static func checkUserId(_ user: String) throws(EngineSetupError) {
+        do {
+            _ = try PartitionPrefix.make(userId: user)
+        } catch {
+            throw EngineSetupError(error)
+        }
         if let bad = user.first(where: { $0 == "*" || $0 == "?" || $0 == "$" }) {
-            throw S3Error(
+            throw EngineSetupError(
                 code: .invalidUserId,
-                message: "the user id '\(user)' contains '\(bad)', which a policy reads as a wildcard or variable and would widen to other users' folders")
+                reason: "the user id '\(user)' contains '\(bad)', which a policy reads as a wildcard or variable and would widen to other users' folders")
         }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import S3Partition
+@testable import WIFEngines
 
 /// The documents and names a Ceph RGW federation plan sends, checked without a gateway.
 @Suite("Ceph RGW federation plans")
@@ -12,7 +12,7 @@ struct CephRGWFederationPlanTests {
         CephRGWFederationPlan(issuer: Self.issuer, clientIds: ["wif-local"], bucket: "wif-personal", strategy: strategy, users: users)
     }
 
-    /// The repository's `policies/` folder, found from this file (`Tests/S3PartitionTests/Federation/`).
+    /// The repository's `policies/` folder, found from this file (`Tests/WIFEnginesTests/CephRGW/`).
     static let policies = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("policies/ceph-rgw")
@@ -108,17 +108,17 @@ struct CephRGWFederationPlanTests {
         ("*", "wildcard"), ("a?", "wildcard"), ("${x}", "wildcard"), ("a/b", "'/'"), ("..", "'.'"), ("", "empty"),
     ])
     func userIdsThatWouldWidenOrMoveAFolderAreRefused(user: String, reason: String) throws {
-        let error = try #require(throws: S3Error.self) { try Self.plan(.rolePerUser, users: [user]).validate() }
+        let error = try #require(throws: EngineSetupError.self) { try Self.plan(.rolePerUser, users: [user]).validate() }
         #expect(error.code == .invalidUserId)
-        #expect(error.message.contains(reason), "\(error.message)")
+        #expect(error.reason.contains(reason), "\(error.reason)")
     }
 
     @Test func badPlansAreRefusedWithTheSettingNamed() throws {
         func problem(_ change: (inout CephRGWFederationPlan) -> Void) throws -> String {
             var plan = Self.plan(.rolePerUser)
             change(&plan)
-            let error = try #require(throws: S3Error.self) { try plan.validate() }
-            return error.message
+            let error = try #require(throws: EngineSetupError.self) { try plan.validate() }
+            return error.reason
         }
         #expect(try problem { $0.issuer = "wif.localhost" }.contains("issuer must be an http or https URL"))
         #expect(try problem { $0.issuer = "http://" }.contains("issuer must be an http or https URL"))

@@ -1,5 +1,4 @@
 import PolicyEngine
-import WIFFoundation
 
 /// A role the plan creates, with its trust policy and role policies.
 public struct CephRGWRole: Sendable, Hashable {
@@ -75,8 +74,8 @@ extension CephRGWFederationPlan {
     /// - Returns: The policy, compact JSON.
     public static func personalStorePolicy(bucket: String, user: String) -> String {
         Self.policy([
-            Self.listOwnFolder(bucket: bucket, user: user, condition: []),
-            Self.ownObjects(bucket: bucket, user: user, condition: []),
+            Self.listOwnFolder(bucket: bucket, user: user, tag: []),
+            Self.ownObjects(bucket: bucket, user: user, tag: []),
         ])
     }
 
@@ -94,7 +93,7 @@ extension CephRGWFederationPlan {
         Self.policy([
             self.federatedStatement(
                 sid: "ThisUserOfTheApp", actions: ["sts:AssumeRoleWithWebIdentity"],
-                condition: [("\(self.providerKey):sub", .strings([user])), ("\(self.providerKey):aud", .strings(self.clientIds))])
+                equals: [("\(self.providerKey):sub", [user]), ("\(self.providerKey):aud", self.clientIds)])
         ])
     }
 
@@ -104,17 +103,17 @@ extension CephRGWFederationPlan {
         Self.policy([
             self.federatedStatement(
                 sid: "UsersOfTheAppWithTags", actions: ["sts:AssumeRoleWithWebIdentity", "sts:TagSession"],
-                condition: [("\(self.providerKey):aud", .strings(self.clientIds))])
+                equals: [("\(self.providerKey):aud", self.clientIds)])
         ])
     }
 
     /// A user's role policy under the session-tags strategy: their folder, only in sessions tagged
     /// `sub` = the user (`policies/ceph-rgw/session-tags/user.json`).
     public func taggedUserPolicy(for user: String) -> String {
-        let tag: (String, JSON) = ("aws:PrincipalTag/\(Self.userTagKey)", .strings([user]))
+        let tag = [Condition(.stringEquals, key: "aws:PrincipalTag/\(Self.userTagKey)", values: [user])]
         return Self.policy([
-            Self.listOwnFolder(bucket: self.bucket, user: user, condition: [tag]),
-            Self.ownObjects(bucket: self.bucket, user: user, condition: [("StringEquals", .object([tag]))]),
+            Self.listOwnFolder(bucket: self.bucket, user: user, tag: tag),
+            Self.ownObjects(bucket: self.bucket, user: user, tag: tag),
         ])
     }
 
@@ -124,7 +123,7 @@ extension CephRGWFederationPlan {
         Self.policy([
             self.federatedStatement(
                 sid: "TheTrustedServerOnly", actions: ["sts:AssumeRoleWithWebIdentity"],
-                condition: [("\(self.providerKey):aud", .strings([self.brokerClientId]))])
+                equals: [("\(self.providerKey):aud", [self.brokerClientId])])
         ])
     }
 
@@ -132,14 +131,8 @@ extension CephRGWFederationPlan {
     /// session's policy narrows to one folder (`policies/ceph-rgw/session-policy/shared-bucket.json`).
     public var sharedBucketPolicy: String {
         Self.policy([
-            .object([
-                ("Sid", .string("ListTheBucket")), ("Effect", .string("Allow")), ("Action", .strings(["s3:ListBucket"])),
-                ("Resource", .strings([self.bucketARN])),
-            ]),
-            .object([
-                ("Sid", .string("ReadWriteEveryObject")), ("Effect", .string("Allow")), ("Action", .strings(Self.objectActions)),
-                ("Resource", .strings([self.bucketARN + "/*"])),
-            ]),
+            .allow("ListTheBucket", actions: ["s3:ListBucket"], resources: [self.bucketARN]),
+            .allow("ReadWriteEveryObject", actions: Self.objectActions, resources: [self.bucketARN + "/*"]),
         ])
     }
 
@@ -147,51 +140,27 @@ extension CephRGWFederationPlan {
 
     var bucketARN: String { "arn:aws:s3:::\(self.bucket)" }
 
-    private static func listOwnFolder(bucket: String, user: String, condition equals: [(String, JSON)]) -> JSON {
-        var condition: [(String, JSON)] = []
-        if !equals.isEmpty { condition.append(("StringEquals", .object(equals))) }
-        condition.append(("StringLike", .object([("s3:prefix", .strings(["\(user)/", "\(user)/*"]))])))
-        return .object([
-            ("Sid", .string("ListOwnFolder")), ("Effect", .string("Allow")), ("Action", .strings(["s3:ListBucket"])),
-            ("Resource", .strings(["arn:aws:s3:::\(bucket)"])), ("Condition", .object(condition)),
-        ])
+    /// Listing with the user's folder as the prefix, under the session-tags strategy only in sessions
+    /// with the user's tag.
+    private static func listOwnFolder(bucket: String, user: String, tag: [Condition]) -> Statement {
+        .allow(
+            "ListOwnFolder", actions: ["s3:ListBucket"], resources: ["arn:aws:s3:::\(bucket)"],
+            conditions: tag + [Condition(.stringLike, key: "s3:prefix", values: ["\(user)/", "\(user)/*"])])
     }
 
-    private static func ownObjects(bucket: String, user: String, condition: [(String, JSON)]) -> JSON {
-        var members: [(String, JSON)] = [
-            ("Sid", .string("ReadWriteOwnObjects")), ("Effect", .string("Allow")), ("Action", .strings(Self.objectActions)),
-            ("Resource", .strings(["arn:aws:s3:::\(bucket)/\(user)/*"])),
-        ]
-        if !condition.isEmpty { members.append(("Condition", .object(condition))) }
-        return .object(members)
+    private static func ownObjects(bucket: String, user: String, tag: [Condition]) -> Statement {
+        .allow("ReadWriteOwnObjects", actions: Self.objectActions, resources: ["arn:aws:s3:::\(bucket)/\(user)/*"], conditions: tag)
     }
 
-    private func federatedStatement(sid: String, actions: [String], condition: [(String, JSON)]) -> JSON {
-        .object([
-            ("Sid", .string(sid)), ("Effect", .string("Allow")), ("Principal", .object([("Federated", .strings([self.providerARN]))])),
-            ("Action", .strings(actions)), ("Condition", .object([("StringEquals", .object(condition))])),
-        ])
+    private func federatedStatement(sid: String, actions: [String], equals: [(key: String, values: [String])]) -> Statement {
+        .allow(
+            sid, federated: [self.providerARN], actions: actions,
+            conditions: equals.map { Condition(.stringEquals, key: $0.key, values: $0.values) })
     }
 
-    private static func policy(_ statements: [JSON]) -> String {
-        JSON.object([("Version", .string("2012-10-17")), ("Statement", .array(statements))]).compact
-    }
-
-    /// Compact JSON, in the order members are given: RGW refuses policies with whitespace.
-    indirect enum JSON {
-        case string(String)
-        case array([JSON])
-        case object([(String, JSON)])
-
-        /// An array of strings (always an array: RGW reads lists the same either way).
-        static func strings(_ values: [String]) -> JSON { .array(values.map(JSON.string)) }
-
-        var compact: String {
-            switch self {
-            case .string(let text): return JSONWriter.quoted(text)
-            case .array(let elements): return "[" + elements.map(\.compact).joined(separator: ",") + "]"
-            case .object(let members): return "{" + members.map { JSONWriter.quoted($0.0) + ":" + $0.1.compact }.joined(separator: ",") + "}"
-            }
-        }
+    /// Compact JSON with every list an array, in the order the statements give: RGW refuses policies
+    /// with whitespace, and reads a list of one the same as its value.
+    private static func policy(_ statements: [Statement]) -> String {
+        PolicyDocument(statements: statements, lists: .arrays).json()
     }
 }

@@ -1,0 +1,106 @@
+import Foundation
+import WIFFoundation
+
+extension SeaweedFSIAMConfig {
+    /// The config file's bytes: indented JSON whose members are always in the same order, so an unchanged
+    /// configuration gives an unchanged file.
+    /// - Returns: The file, ending with a newline.
+    /// - Throws: ``EngineSetupError`` with code ``EngineSetupError/Code/invalidConfiguration`` naming the
+    ///   setting that is wrong.
+    package func fileContents() throws(EngineSetupError) -> Data {
+        try self.validate()
+        let permissionPolicy = try self.permissionPolicy()
+        var writer = JSONWriter(pretty: true)
+        writer.beginObject()
+        writer.key("policies")
+        writer.beginArray()
+        writer.beginObject()
+        writer.key("document")
+        permissionPolicy.write(into: &writer)
+        writer.key("name")
+        writer.string(self.policyName)
+        writer.endObject()
+        writer.endArray()
+
+        writer.key("policy")
+        writer.beginObject()
+        writer.key("defaultEffect")
+        writer.string("Deny")
+        writer.key("storeType")
+        writer.string("memory")
+        writer.endObject()
+
+        writer.key("roles")
+        writer.beginArray()
+        writer.beginObject()
+        writer.key("attachedPolicies")
+        writer.beginArray()
+        writer.string(self.policyName)
+        writer.endArray()
+        writer.key("description")
+        writer.string("Users of \(self.issuer.issuer); each keeps files under \(self.partitionTemplate) in \(self.bucket)")
+        writer.key("roleArn")
+        writer.string(self.roleArn)
+        writer.key("roleName")
+        writer.string(self.roleName)
+        writer.key("trustPolicy")
+        self.trustPolicy().write(into: &writer)
+        writer.endObject()
+        writer.endArray()
+
+        writer.key("sts")
+        self.writeSTS(into: &writer)
+        writer.endObject()
+        return Data((writer.output + "\n").utf8)
+    }
+
+    /// The `sts` section: session lengths (in nanoseconds), the signing key and the one OIDC provider.
+    private func writeSTS(into writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("issuer")
+        writer.string("seaweedfs-sts")
+        writer.key("maxSessionLength")
+        writer.int(self.maximumSessionSeconds * 1_000_000_000)
+        writer.key("providers")
+        writer.beginArray()
+        writer.beginObject()
+        writer.key("config")
+        writer.beginObject()
+        writer.key("clientId")
+        writer.string(self.issuer.clientId)
+        writer.key("issuer")
+        writer.string(self.issuer.issuer)
+        writer.key("jwksUri")
+        writer.string(self.issuer.jwksURI)
+        writer.endObject()
+        writer.key("enabled")
+        writer.bool(true)
+        writer.key("name")
+        writer.string(self.providerName)
+        writer.key("type")
+        writer.string("oidc")
+        writer.endObject()
+        writer.endArray()
+        writer.key("signingKey")
+        writer.string(self.signingKey)
+        writer.key("tokenDuration")
+        writer.int(self.sessionSeconds * 1_000_000_000)
+        writer.endObject()
+    }
+
+    /// The STS signing key of an existing config file, if it has a usable one.
+    /// - Parameter data: The file's bytes.
+    /// - Returns: The key, base64, or `nil` when the file is not JSON or has no key of at least 32 bytes.
+    package static func existingSigningKey(in data: Data) -> String? {
+        guard let root = try? JSONParser.parse(Array(data)), let key = root.member("sts")?.member("signingKey")?.stringValue,
+            let bytes = Data(base64Encoded: key), bytes.count >= 32
+        else { return nil }
+        return key
+    }
+
+    /// A fresh signing key: 32 random bytes, base64.
+    package static func newSigningKey() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Data((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }).base64EncodedString()
+    }
+}

@@ -119,47 +119,25 @@ extension RoleDefinition {
     }
 }
 
-/// The policy documents of the default stack, as templates of the files in `policies/`.
+/// The policy documents of the default stack, in the layout of the files in `policies/`: the
+/// permissions policy is built with PolicyEngine's model and written by its writer; the trust policy
+/// stays a template, since it writes a list of client ids on one line as the shipped files do.
 public enum PolicyTemplates {
     /// The per-user permissions policy: list `<folder><id>/` and deeper, and read, write and delete objects
     /// below it. With an empty folder this is `policies/<provider>/personal-store.json`; with `<provider>/`
     /// it is `policies/local/<provider>.json`.
     public static func personalStore(bucket: String, folder: String, userIdVariable: String) -> String {
         let home = "\(folder)\(userIdVariable)/"
-        return """
-            {
-              "Version": "2012-10-17",
-              "Statement": [
-                {
-                  "Sid": "ListOwnFolder",
-                  "Effect": "Allow",
-                  "Action": "s3:ListBucket",
-                  "Resource": "arn:aws:s3:::\(bucket)",
-                  "Condition": {
-                    "StringLike": {
-                      "s3:prefix": [
-                        "\(home)",
-                        "\(home)*"
-                      ]
-                    }
-                  }
-                },
-                {
-                  "Sid": "ReadWriteOwnObjects",
-                  "Effect": "Allow",
-                  "Action": [
-                    "s3:GetObject",
-                    "s3:PutObject",
-                    "s3:DeleteObject",
-                    "s3:AbortMultipartUpload",
-                    "s3:ListMultipartUploadParts"
-                  ],
-                  "Resource": "arn:aws:s3:::\(bucket)/\(home)*"
-                }
-              ]
-            }
-
-            """
+        let statements = [
+            Statement(
+                sid: "ListOwnFolder", effect: .allow, action: .action(["s3:ListBucket"]), resource: .resource(["arn:aws:s3:::\(bucket)"]),
+                conditions: [Condition(.stringLike, key: "s3:prefix", values: [home, home + "*"])]),
+            Statement(
+                sid: "ReadWriteOwnObjects", effect: .allow,
+                action: .action(["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"]),
+                resource: .resource(["arn:aws:s3:::\(bucket)/\(home)*"])),
+        ]
+        return PolicyWriter.json(version: .v2012_10_17, id: nil, statements: statements, pretty: true) + "\n"
     }
 
     /// The trust policy of a profile's role: `Principal.Federated` is the provider and the condition pins the

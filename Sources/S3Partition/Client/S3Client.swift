@@ -6,6 +6,7 @@ import NIOHTTP1
 import Synchronization
 import WIFCredentials
 import WIFFoundation
+import WIFHTTP
 
 /// An S3 client over AsyncHTTPClient, signing every request with SigV4 and credentials from a
 /// ``WIFCredentials/CredentialProvider``.
@@ -41,7 +42,7 @@ public struct S3Client: Sendable {
     public let endpoint: S3Endpoint
 
     let credentialProvider: any CredentialProvider
-    let httpClient: HTTPClient
+    let transport: any StreamingHTTPTransport
     let timeSource: TimeSource
     let jitter: @Sendable () -> Double
     let clockOffset: ClockOffset
@@ -84,6 +85,21 @@ public struct S3Client: Sendable {
         timeSource: TimeSource,
         jitter: @escaping @Sendable () -> Double
     ) throws(S3Error) {
+        try self.init(
+            configuration: configuration, credentialProvider: credentialProvider, environment: environment,
+            transport: httpClient, timeSource: timeSource, jitter: jitter)
+    }
+
+    /// Creates a client that sends its requests through `transport`, such as an S3 answering in
+    /// process in a test.
+    package init(
+        configuration: Configuration,
+        credentialProvider: some CredentialProvider,
+        environment: [String: String],
+        transport: any StreamingHTTPTransport,
+        timeSource: TimeSource,
+        jitter: @escaping @Sendable () -> Double
+    ) throws(S3Error) {
         try configuration.retry.validate()
         try configuration.transfer.validate()
         if configuration.timeout <= .zero {
@@ -94,7 +110,7 @@ public struct S3Client: Sendable {
         self.region = region
         self.endpoint = endpoint
         self.credentialProvider = credentialProvider
-        self.httpClient = httpClient
+        self.transport = transport
         self.timeSource = timeSource
         self.jitter = jitter
         self.clockOffset = ClockOffset()
@@ -121,7 +137,7 @@ public struct S3Client: Sendable {
                 let httpRequest = try self.prepare(request, credentials: credentials, progress: attemptProgress)
                 let response: HTTPClientResponse
                 do {
-                    response = try await self.httpClient.execute(
+                    response = try await self.transport.execute(
                         httpRequest, deadline: .now() + .nanoseconds(Self.nanoseconds(self.configuration.timeout)),
                         logger: logger)
                 } catch {

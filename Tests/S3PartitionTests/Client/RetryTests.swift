@@ -224,4 +224,31 @@ struct RetryTests {
         #expect(error?.code == .invalidConfiguration)
         #expect(error?.message.contains(fragment) == true, "\(error?.message ?? "")")
     }
+
+    // MARK: In process
+
+    @Test("retries, a truncated body and clock correction run in process through the transport seam")
+    func inProcess() async throws {
+        let memory = MemoryS3()
+        memory.store(Array("hello, world".utf8), key: "a.txt")
+        let isGet: @Sendable (FaultServer.Request) -> Bool = { $0.method == "GET" && $0.path == "/bucket/a.txt" }
+        memory.inject(.error(status: 503, code: "SlowDown"), when: isGet)
+        memory.inject(.truncate(after: 3), when: isGet)
+        let clock = TestClock()
+        let client = try S3Client(
+            configuration: .init(
+                region: "eu-west-3", endpoint: "http://s3.in-process.test",
+                retry: S3Client.Retry(maxAttempts: 4, baseDelay: .milliseconds(100), maxDelay: .seconds(1))),
+            credentialProvider: RotatingCredentialProvider(), environment: [:],
+            transport: InProcessS3Transport(handler: memory.handler), timeSource: clock.timeSource, jitter: { 1 })
+        let object = try await client.getObject(bucket: "bucket", key: "a.txt")
+        #expect(object.bytes == Array("hello, world".utf8))
+        #expect(clock.sleeps == [.milliseconds(100), .milliseconds(200)])
+        #expect(memory.log.filter { $0.method == "GET" }.count == 3)
+
+        memory.inject(.errorWithHeaders(status: 403, code: "RequestTimeTooSkewed", headers: [("Date", "Sun, 06 Nov 1994 08:49:37 GMT")]), when: isGet)
+        _ = try await client.getObject(bucket: "bucket", key: "a.txt")
+        #expect(clock.sleeps.count == 2, "a skewed clock is corrected and retried at once")
+        #expect(memory.log.filter { $0.method == "GET" }.count == 5)
+    }
 }

@@ -152,6 +152,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What only a terminal program needs and its tests check without running one: the progress bar.
+        .target(
+            name: "WIFTerminal",
+            swiftSettings: swiftSettings
+        ),
         .target(name: "CWIFMemory"),
         .executableTarget(
             name: "wif-tool",
@@ -159,6 +164,7 @@ let package = Package(
                 "WIFHTTP",
                 "WIFFoundation",
                 "CWIFMemory",
+                "WIFTerminal",
                 "WIFFileStore",
                 "WIFCredentials",
                 "PolicyEngine",
@@ -276,6 +282,11 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WIFTerminalTests",
+            dependencies: ["WIFTerminal"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import Synchronization
+import WIFTerminal
 
 /// One progress bar for a batch of files: the sum of every file's bytes so far.
 final class BatchProgress: Sendable {

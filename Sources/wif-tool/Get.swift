@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import S3Partition
 import WIFFileStore
+import WIFTerminal
 
 #if canImport(Glibc)
 import Glibc

@@ -14,7 +14,7 @@ import Darwin
 /// It draws nothing until the transfer has run for ``delay`` (short transfers stay silent), at most
 /// once per ``interval``, and only when enabled (standard error is a terminal and `--quiet` is not
 /// set). Time comes from `now`, so the drawing schedule is tested without waiting.
-final class ProgressBar: Sendable {
+package final class ProgressBar: Sendable {
     /// How long a transfer runs before the bar appears.
     static let delay = Duration.seconds(1)
     /// The shortest time between two drawings.
@@ -43,7 +43,7 @@ final class ProgressBar: Sendable {
     ///   - width: The terminal width in columns.
     ///   - now: A monotonic clock reading.
     ///   - output: Where the drawing goes.
-    init(
+    package init(
         label: String,
         total: Int64?,
         enabled: Bool,
@@ -60,7 +60,7 @@ final class ProgressBar: Sendable {
     }
 
     /// A bar on standard error, drawn when standard error is a terminal and `quiet` is false.
-    static func standardError(label: String, total: Int64?, quiet: Bool) -> ProgressBar {
+    package static func standardError(label: String, total: Int64?, quiet: Bool) -> ProgressBar {
         let clock = ContinuousClock()
         let origin = clock.now
         return ProgressBar(
@@ -74,7 +74,7 @@ final class ProgressBar: Sendable {
     }
 
     /// Sets the number of bytes transferred so far (and the total, once known), drawing when it is time to.
-    func update(bytes: Int64, total: Int64? = nil) {
+    package func update(bytes: Int64, total: Int64? = nil) {
         self.advance { state in
             state.bytes = max(0, bytes)
             if let total { state.total = total }
@@ -82,17 +82,17 @@ final class ProgressBar: Sendable {
     }
 
     /// Adds to the number of bytes transferred.
-    func add(bytes: Int64) {
+    package func add(bytes: Int64) {
         self.advance { $0.bytes += max(0, bytes) }
     }
 
     /// Changes the label, such as when a recursive transfer moves to the next file.
-    func relabel(_ label: String) {
+    package func relabel(_ label: String) {
         self.state.withLock { $0.label = label }
     }
 
     /// Ends the bar: draws the final state and a line break if the bar was ever drawn.
-    func finish() {
+    package func finish() {
         guard self.enabled else { return }
         let line: String? = self.state.withLock { state in
             guard !state.finished else { return nil }
@@ -104,7 +104,7 @@ final class ProgressBar: Sendable {
     }
 
     /// Wipes the drawn bar so that a line can be printed in its place; the next update draws it again.
-    func clearLine() {
+    package func clearLine() {
         guard self.enabled else { return }
         let wipe = self.state.withLock { state -> Bool in
             guard !state.finished, let last = state.lastDrawn else { return false }
@@ -116,7 +116,7 @@ final class ProgressBar: Sendable {
     }
 
     /// Whether the bar has drawn anything.
-    var hasDrawn: Bool { self.state.withLock { $0.lastDrawn != nil } }
+    package var hasDrawn: Bool { self.state.withLock { $0.lastDrawn != nil } }
 
     private func advance(_ change: (inout State) -> Void) {
         guard self.enabled else { return }
@@ -141,7 +141,7 @@ final class ProgressBar: Sendable {
 
     /// One line of progress, at most `width` columns:
     /// `name  42% [#######.........]  27.0 MiB / 64.0 MiB  13.5 MiB/s  ETA 0:03`.
-    static func line(label: String, bytes: Int64, total: Int64?, elapsed: Duration, width: Int) -> String {
+    package static func line(label: String, bytes: Int64, total: Int64?, elapsed: Duration, width: Int) -> String {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let rate = seconds > 0 ? Double(bytes) / seconds : 0
         var figures = Self.bytes(bytes)
@@ -190,12 +190,12 @@ final class ProgressBar: Sendable {
     }
 
     /// `text` with spaces in front up to `width` characters.
-    static func padded(_ text: String, to width: Int) -> String {
+    package static func padded(_ text: String, to width: Int) -> String {
         text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
     }
 
     /// A byte count with binary units: `512 B`, `1.5 KiB`, `64.0 MiB`.
-    static func bytes(_ count: Int64) -> String {
+    package static func bytes(_ count: Int64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
         var value = Double(max(0, count))
         var unit = 0
@@ -207,7 +207,7 @@ final class ProgressBar: Sendable {
     }
 
     /// A time span as `m:ss`, or `h:mm:ss` from an hour on.
-    static func clock(_ seconds: Double) -> String {
+    package static func clock(_ seconds: Double) -> String {
         guard seconds.isFinite, seconds >= 0 else { return "--:--" }
         let total = Int(min(seconds.rounded(.up), 359_999))
         let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60)
@@ -217,7 +217,7 @@ final class ProgressBar: Sendable {
     }
 
     /// The width of the terminal on standard error, or `COLUMNS`, or 80.
-    static func terminalWidth() -> Int {
+    package static func terminalWidth() -> Int {
         var size = winsize()
         if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
             return Int(size.ws_col)

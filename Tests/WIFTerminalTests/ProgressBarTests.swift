@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import wif_tool
+@testable import WIFTerminal
 
 /// The progress line's text and its drawing schedule, on a hand-driven clock.
 @Suite struct ProgressBarTests {

@@ -291,7 +291,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WIFToolTests",
-            dependencies: ["wif-tool", "WIFCredentials", "WIFEngines", "WIFFoundation", "WIFHTTP"],
+            dependencies: ["wif-tool", "WIFCredentials", "WIFEngines", "WIFFoundation", "WIFHTTP", "WIFTestSupport"],
             swiftSettings: swiftSettings
         ),
         // samples/ServerApp: built with the package so that CI checks it without a second dependency build.

@@ -56,7 +56,8 @@ public final class MotoServer: Sendable {
     /// Where `moto_server` is, if it is on `PATH`.
     public static let executable: URL? = MotoServer.onPath(executableName)
 
-    private static func onPath(_ name: String) -> URL? {
+    /// Where an executable is on `PATH`, if it is.
+    public static func onPath(_ name: String) -> URL? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         for directory in path.split(separator: ":") where !directory.isEmpty {
             let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)

@@ -245,6 +245,7 @@ struct SigV4Timestamp: Sendable, Hashable {
     /// - Precondition: `secondsSince1970` is in `0...latestSecond`.
     init(secondsSince1970 seconds: Int64) {
         self.amzDate = AWSDate.basic(seconds)
-        self.day = AWSDate.scopeDay(seconds)
+        // The scope's date is the first eight characters of the time: no second calendar conversion.
+        self.day = String(self.amzDate.prefix(8))
     }
 }

@@ -67,18 +67,6 @@ package enum AWSDate {
         Self.format(seconds, millisecond: nil, extended: false)
     }
 
-    /// `yyyyMMdd`, the date of a SigV4 credential scope; seconds outside 1970...9999 are clamped.
-    package static func scopeDay(_ seconds: Int64) -> String {
-        let clamped = min(max(seconds, 0), Self.latestSecond)
-        let (year, month, day) = Self.civil(fromDays: clamped / 86_400)
-        return String(unsafeUninitializedCapacity: 8) { output in
-            Self.put(year, digits: 4, at: 0, into: output)
-            Self.put(month, digits: 2, at: 4, into: output)
-            Self.put(day, digits: 2, at: 6, into: output)
-            return 8
-        }
-    }
-
     /// `yyyy-MM-dd'T'HH:mm:ss'Z'`, the form of STS's `Expiration` and S3's `ServerTime`; seconds
     /// outside 1970...9999 are clamped.
     package static func extended(_ seconds: Int64) -> String {

@@ -1,3 +1,4 @@
+import WIFCredentials
 import WIFFoundation
 
 extension S3Client {
@@ -103,56 +104,8 @@ extension S3Client {
     }
 
     /// Jittered exponential backoff for failures that may pass: 5xx answers, throttling (`429`,
-    /// `SlowDown`), timeouts and broken connections.
-    ///
-    /// Before retry *n* (1-based) the client waits a random duration between half and all of
-    /// `min(maxDelay, baseDelay × 2ⁿ⁻¹)`.
-    public struct Retry: Sendable, Hashable {
-        /// How many attempts to make in all, the first included; `1` disables retries. A retry with
-        /// fresh credentials after `ExpiredToken` does not count.
-        public var maxAttempts: Int
-        /// The backoff ceiling before the first retry.
-        public var baseDelay: Duration
-        /// The largest ceiling the backoff grows to.
-        public var maxDelay: Duration
-
-        /// Creates a retry policy.
-        /// - Parameters:
-        ///   - maxAttempts: Attempts in all, at least 1.
-        ///   - baseDelay: The backoff ceiling before the first retry.
-        ///   - maxDelay: The largest backoff ceiling, at least `baseDelay`.
-        public init(maxAttempts: Int = 5, baseDelay: Duration = .milliseconds(100), maxDelay: Duration = .seconds(10)) {
-            self.maxAttempts = maxAttempts
-            self.baseDelay = baseDelay
-            self.maxDelay = maxDelay
-        }
-
-        /// No retries: the first failure is reported.
-        public static let disabled = Retry(maxAttempts: 1)
-
-        /// The shared backoff these settings describe.
-        package var policy: RetryPolicy {
-            RetryPolicy(maxAttempts: self.maxAttempts, baseDelay: self.baseDelay, maxDelay: self.maxDelay)
-        }
-
-        /// The wait before retry `retry`.
-        /// - Parameters:
-        ///   - retry: Which retry this is, starting at 1.
-        ///   - jitter: A number in `0...1` choosing where in the jitter range to land.
-        /// - Returns: A duration between half and all of the backoff ceiling for that retry.
-        public func delay(beforeRetry retry: Int, jitter: Double) -> Duration {
-            self.policy.delay(beforeRetry: retry, jitter: jitter)
-        }
-
-        /// The upper end of the wait before retry `retry`.
-        func ceiling(beforeRetry retry: Int) -> Duration {
-            self.policy.ceiling(beforeRetry: retry)
-        }
-
-        func validate() throws(S3Error) {
-            if let problem = self.policy.problem(subject: "S3 retry") { throw .invalidConfiguration(problem) }
-        }
-    }
+    /// `SlowDown`), timeouts and broken connections, with ``S3RetryDefaults``.
+    public typealias Retry = RetryBackoff<S3RetryDefaults>
 
     /// How large objects move: multipart uploads and parallel ranged downloads.
     public struct Transfer: Sendable, Hashable {
@@ -218,4 +171,12 @@ extension S3Client {
             return Int(max(Int64(self.partSize), needed))
         }
     }
+}
+
+/// ``S3Client``'s retry defaults: five attempts, 100 ms growing to at most 10 s. A retry with fresh
+/// credentials after `ExpiredToken` does not count as an attempt.
+public enum S3RetryDefaults: RetryDefaults {
+    public static var maxAttempts: Int { 5 }
+    public static var baseDelay: Duration { .milliseconds(100) }
+    public static var maxDelay: Duration { .seconds(10) }
 }

@@ -100,7 +100,7 @@ public struct S3Client: Sendable {
         timeSource: TimeSource,
         jitter: @escaping @Sendable () -> Double
     ) throws(S3Error) {
-        try configuration.retry.validate()
+        if let problem = configuration.retry.problem(subject: "S3 retry") { throw .invalidConfiguration(problem) }
         try configuration.transfer.validate()
         if configuration.timeout <= .zero {
             throw .invalidConfiguration("S3 timeout is \(configuration.timeout); it must be positive")

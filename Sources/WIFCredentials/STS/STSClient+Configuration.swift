@@ -36,53 +36,11 @@ extension STSClient {
         }
 
         /// Jittered exponential backoff for transient failures (throttling, `IDPCommunicationError`,
-        /// 5xx answers, broken connections).
-        ///
-        /// Before retry *n* (1-based) the client waits a random duration between half and all of
-        /// `min(maxDelay, baseDelay × 2ⁿ⁻¹)`, so waits grow while spreading out clients that failed
-        /// together.
-        public struct Retry: Sendable, Hashable {
-            /// How many attempts to make in all, the first included; `1` disables retries. A re-read
-            /// of a rejected token adds one attempt of its own that does not count here.
-            public var maxAttempts: Int
-            /// The backoff ceiling before the first retry.
-            public var baseDelay: Duration
-            /// The largest ceiling the backoff grows to.
-            public var maxDelay: Duration
+        /// 5xx answers, broken connections), with ``STSRetryDefaults``.
+        public typealias Retry = RetryBackoff<STSRetryDefaults>
 
-            /// Creates a retry policy.
-            /// - Parameters:
-            ///   - maxAttempts: Attempts in all, at least 1.
-            ///   - baseDelay: The backoff ceiling before the first retry.
-            ///   - maxDelay: The largest backoff ceiling, at least `baseDelay`.
-            public init(maxAttempts: Int = 3, baseDelay: Duration = .milliseconds(200), maxDelay: Duration = .seconds(5)) {
-                self.maxAttempts = maxAttempts
-                self.baseDelay = baseDelay
-                self.maxDelay = maxDelay
-            }
-
-            /// No retries: the first failure is reported.
-            public static let disabled = Retry(maxAttempts: 1)
-
-            /// The shared backoff these settings describe.
-            package var policy: RetryPolicy {
-                RetryPolicy(maxAttempts: self.maxAttempts, baseDelay: self.baseDelay, maxDelay: self.maxDelay)
-            }
-
-            /// The wait before retry `retry`: between half and all of its ceiling, placed by `jitter`
-            /// in `0...1`.
-            package func delay(beforeRetry retry: Int, jitter: Double) -> Duration {
-                self.policy.delay(beforeRetry: retry, jitter: jitter)
-            }
-
-            /// The upper end of the wait before retry `retry`.
-            package func ceiling(beforeRetry retry: Int) -> Duration {
-                self.policy.ceiling(beforeRetry: retry)
-            }
-
-            func validate() throws(WIFCredentialsError) {
-                if let problem = self.policy.problem(subject: "STS retry") { throw .invalidConfiguration(problem) }
-            }
+        func validateRetry() throws(WIFCredentialsError) {
+            if let problem = self.retry.problem(subject: "STS retry") { throw .invalidConfiguration(problem) }
         }
     }
 }

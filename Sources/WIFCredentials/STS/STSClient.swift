@@ -75,7 +75,7 @@ public struct STSClient: Sendable {
         timeSource: TimeSource,
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
     ) throws(WIFCredentialsError) {
-        try configuration.retry.validate()
+        try configuration.validateRetry()
         if configuration.timeout <= .zero {
             throw .invalidConfiguration("STS timeout is \(configuration.timeout); it must be positive")
         }

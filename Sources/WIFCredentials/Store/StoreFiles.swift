@@ -59,24 +59,13 @@ enum StoreFiles {
     /// - Throws: ``WIFCredentialsError`` `storeIO` naming the file and the system's reason; the old
     ///   file is then untouched.
     static func writeAtomically(_ bytes: [UInt8], to path: String, what: String) throws(WIFCredentialsError) {
-        let url = URL(fileURLWithPath: path)
-        let folder = url.deletingLastPathComponent()
-        try Self.createFolder(folder, what: what)
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(Self.randomSuffix()).tmp").path
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw .storeIO("cannot write the \(what) \(path): \(Self.describe(errno))")
-        }
-        var failure = Self.writeAll(bytes, to: descriptor)
-        if failure == nil, fchmod(descriptor, 0o600) != 0 { failure = errno }
-        if failure == nil, fsync(descriptor) != 0 { failure = errno }
-        if close(descriptor) != 0, failure == nil { failure = errno }
-        if failure == nil, rename(temporary, path) != 0 { failure = errno }
-        if let failure {
+        let (temporary, folder) = try Self.writeTemporary(bytes, beside: path, what: what)
+        guard rename(temporary, path) == 0 else {
+            let code = errno
             unlink(temporary)
-            throw .storeIO("cannot write the \(what) \(path): \(Self.describe(failure))")
+            throw .storeIO("cannot write the \(what) \(path): \(Self.describe(code))")
         }
-        Self.syncFolder(folder.path)
+        Self.syncFolder(folder)
     }
 
     /// Creates a file of mode 0600 holding `bytes` only if none exists at `path`: written in full
@@ -84,6 +73,25 @@ enum StoreFiles {
     /// - Returns: `false` when a file already exists there (it is left as it is).
     /// - Throws: ``WIFCredentialsError`` `storeIO` when it cannot be written.
     static func createExclusively(_ bytes: [UInt8], at path: String, what: String) throws(WIFCredentialsError) -> Bool {
+        let (temporary, folder) = try Self.writeTemporary(bytes, beside: path, what: what)
+        defer { unlink(temporary) }
+        guard link(temporary, path) == 0 else {
+            let code = errno
+            if code == EEXIST { return false }
+            throw .storeIO("cannot create the \(what) \(path): \(Self.describe(code))")
+        }
+        Self.syncFolder(folder)
+        return true
+    }
+
+    /// Writes `bytes` in full to a new file of mode 0600 beside `path` under a temporary name, and
+    /// syncs it; a failure removes it.
+    /// - Returns: The temporary file's path and the folder that holds both.
+    private static func writeTemporary(
+        _ bytes: [UInt8],
+        beside path: String,
+        what: String
+    ) throws(WIFCredentialsError) -> (temporary: String, folder: String) {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent()
         try Self.createFolder(folder, what: what)
@@ -92,21 +100,15 @@ enum StoreFiles {
         guard descriptor >= 0 else {
             throw .storeIO("cannot write the \(what) \(path): \(Self.describe(errno))")
         }
-        defer { unlink(temporary) }
         var failure = Self.writeAll(bytes, to: descriptor)
         if failure == nil, fchmod(descriptor, 0o600) != 0 { failure = errno }
         if failure == nil, fsync(descriptor) != 0 { failure = errno }
         if close(descriptor) != 0, failure == nil { failure = errno }
         if let failure {
+            unlink(temporary)
             throw .storeIO("cannot write the \(what) \(path): \(Self.describe(failure))")
         }
-        guard link(temporary, path) == 0 else {
-            let code = errno
-            if code == EEXIST { return false }
-            throw .storeIO("cannot create the \(what) \(path): \(Self.describe(code))")
-        }
-        Self.syncFolder(folder.path)
-        return true
+        return (temporary, folder.path)
     }
 
     /// Runs `body` holding an exclusive `flock` on `lockPath` (created with mode 0600), so processes

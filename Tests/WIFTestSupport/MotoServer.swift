@@ -119,7 +119,7 @@ public final class MotoServer: Sendable {
             guard let endpoint = URL(string: "http://127.0.0.1:\(port)") else {
                 throw MotoServerError(description: "cannot build a URL for port \(port)")
             }
-            let logFile = FileManager.default.temporaryDirectory.appendingPathComponent("moto-\(port)-\(UUID().uuidString).log")
+            let logFile = TemporaryFolder.url("moto-\(port)", suffix: ".log")
             FileManager.default.createFile(atPath: logFile.path, contents: nil)
             let process = Process()
             process.executableURL = python

@@ -31,7 +31,7 @@ import Testing
             [other]
             aws_access_key_id = AKIAOTHER
             aws_secret_access_key = other-secret
-            """.write(to: home.appendingPathComponent("aws-credentials"), atomically: true, encoding: .utf8)
+            """.write(to: home.appendingPathComponent("aws-credentials"), atomically: false, encoding: .utf8)
         let result = try ToolRunner.run(["credentials", "--profile", "other"], environment: ToolRunner.cleanEnvironment(home: home))
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -42,7 +42,7 @@ import Testing
     @Test func noCredentialsGivesAnAuthErrorWithoutSecrets() throws {
         let home = try ToolRunner.temporaryDirectory()
         try "web-identity-token-text-that-must-not-leak".write(
-            to: home.appendingPathComponent("token"), atomically: true, encoding: .utf8)
+            to: home.appendingPathComponent("token"), atomically: false, encoding: .utf8)
         let result = try ToolRunner.run(
             ["credentials"],
             environment: ToolRunner.cleanEnvironment(home: home, extra: [

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import S3Partition
+import WIFTestSupport
 
 @Suite("Partitioned buckets against moto", .enabled(if: MotoS3.isEnabled, MotoS3.skipReason), .serialized)
 struct MotoPartitionTests {

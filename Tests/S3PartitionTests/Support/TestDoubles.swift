@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Synchronization
 import WIFCredentials
+import WIFTestSupport
 
 /// A provider that hands out `KEY1`, and after `invalidate(accessKeyId:)` of the current key the next
 /// one (`KEY2`, …), recording the invalidations.
@@ -36,27 +37,7 @@ struct FailingCredentialProvider: CredentialProvider {
     }
 }
 
-/// A temporary folder removed when the value goes away.
-final class TemporaryFolder: Sendable {
-    let path: String
-
-    init() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("s3partition-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        self.path = path
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: self.path)
-    }
-
-    func file(_ name: String) -> String { self.path + "/" + name }
-
-    /// The names in the folder, hidden ones included (`["<unreadable>"]` if it cannot be read).
-    func contents() -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: self.path).sorted()) ?? ["<unreadable>"]
-    }
-
+extension TemporaryFolder {
     /// Writes `size` bytes of a deterministic pattern and returns their SHA-256 in hex.
     @discardableResult
     func writePatternFile(_ name: String, size: Int, seed: UInt64 = 1) throws -> String {

@@ -4,6 +4,7 @@ import Testing
 import WIFCredentials
 
 @testable import S3Partition
+import WIFTestSupport
 
 /// The client against moto's S3: a third-party server, so these check the wire format end to end.
 @Suite("S3Client against moto", .enabled(if: MotoS3.isEnabled, MotoS3.skipReason), .serialized)

@@ -4,6 +4,7 @@ import NIOHTTP1
 import Testing
 
 @testable import S3Partition
+import WIFTestSupport
 
 @Suite("Checksums and body verification")
 struct PayloadDigestTests {

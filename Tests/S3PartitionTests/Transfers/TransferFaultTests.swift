@@ -4,6 +4,7 @@ import Testing
 import WIFCredentials
 
 @testable import S3Partition
+import WIFTestSupport
 
 /// Multipart uploads and ranged downloads when parts fail: retried parts never corrupt the object,
 /// failed uploads are aborted, failed downloads leave no file behind.

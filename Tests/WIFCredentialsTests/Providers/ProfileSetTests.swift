@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WIFTestSupport
 @testable import WIFCredentials
 
 /// A fresh directory under the system's temporary directory, removed on deinit, holding `.aws/config`
@@ -8,8 +9,7 @@ final class AWSConfigTestDirectory: Sendable {
     let path: String
 
     init() throws {
-        self.path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("wif-profile-\(UUID().uuidString)").path
+        self.path = TemporaryFolder.path("wif-profile")
         try FileManager.default.createDirectory(atPath: self.path + "/.aws", withIntermediateDirectories: true)
     }
 

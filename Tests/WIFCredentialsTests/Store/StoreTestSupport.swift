@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WIFCredentials
+import WIFTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +14,7 @@ struct StoreFolder {
     let url: URL
 
     init() throws {
-        self.url = FileManager.default.temporaryDirectory.appendingPathComponent("wif-store-tests-\(UUID().uuidString)")
+        self.url = TemporaryFolder.url("wif-store-tests")
         try FileManager.default.createDirectory(at: self.url, withIntermediateDirectories: true)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import WIFCredentials
+import WIFTestSupport
 
 #if canImport(Darwin)
 import Darwin
@@ -16,7 +17,7 @@ final class TokenTestDirectory: Sendable {
     let url: URL
 
     init() throws {
-        self.url = FileManager.default.temporaryDirectory.appendingPathComponent("wif-tokens-\(UUID().uuidString)")
+        self.url = TemporaryFolder.url("wif-tokens")
         try FileManager.default.createDirectory(at: self.url, withIntermediateDirectories: true)
     }
 

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 import WIFFileStore
+import WIFTestSupport
 
 /// Settings come from flags, then `WIF_*` variables, then the config file's account section, then its
 /// `[default]` section; a bad one is refused with where it came from.
 @Suite struct ToolConfigurationTests {
     /// A `WIF_HOME` holding `config`, removed afterwards.
     static func withHome<T>(config: String?, _ body: (URL) throws -> T) throws -> T {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("wif-config-\(UUID().uuidString)")
+        let home = TemporaryFolder.url("wif-config")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: home) }
         if let config { try Data(config.utf8).write(to: home.appendingPathComponent("config")) }

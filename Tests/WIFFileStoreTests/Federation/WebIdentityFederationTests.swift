@@ -6,12 +6,13 @@ import Testing
 import WIFCredentials
 import WIFFileStore
 import WIFLocal
+import WIFTestSupport
 
 /// A token federated through the local stack's STS becomes its user's folder, and nobody else's.
 @Suite struct WebIdentityFederationTests {
     /// Runs `body` against a local stack in a temporary folder, with a federation into the Google role.
     static func withFederation(_ body: (LocalEndpoint, WebIdentityFederation) async throws -> Void) async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("wif-federation-\(UUID().uuidString)")
+        let root = TemporaryFolder.url("wif-federation")
         defer { try? FileManager.default.removeItem(at: root) }
         var configuration = LocalConfiguration.default(dataDirectory: root.path)
         configuration.port = 0
@@ -40,7 +41,7 @@ import WIFLocal
             #expect(alice.folder.prefix.value == "google/alice/")
             #expect(alice.result.requestId != nil)
 
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("wif-federation-\(UUID().uuidString).txt")
+            let file = TemporaryFolder.url("wif-federation", suffix: ".txt")
             defer { try? FileManager.default.removeItem(at: file) }
             try Data("alice's notes\n".utf8).write(to: file)
             _ = try await alice.folder.put("notes.txt", fromFile: file.path)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WIFCredentials
 import WIFFileStore
+import WIFTestSupport
 
 /// What goes to STS with a sign-in, and what the user is told when it must be made again.
 @Suite struct SignInTests {
@@ -20,7 +21,7 @@ import WIFFileStore
     }
 
     @Test func anEmptyTokenFileIsRefused() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("wif-empty-\(UUID().uuidString).jwt")
+        let file = TemporaryFolder.url("wif-empty", suffix: ".jwt")
         try Data(" \n".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let empty = #expect(throws: FileStoreError.self) { try SignIn.token(fromFile: file.path) }

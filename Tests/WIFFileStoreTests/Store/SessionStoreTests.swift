@@ -2,13 +2,14 @@ import Foundation
 import Testing
 import WIFCredentials
 import WIFFileStore
+import WIFTestSupport
 
 /// Sign-ins are kept per account in the encrypted store, never in the clear, and a plaintext session
 /// file of earlier versions is moved into the store.
 @Suite struct SessionStoreTests {
     /// A `WIF_HOME` for one test, removed afterwards.
     static func withHome<T>(_ body: (URL) throws -> T) throws -> T {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("wif-sessions-\(UUID().uuidString)")
+        let home = TemporaryFolder.url("wif-sessions")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: home) }
         return try body(home)

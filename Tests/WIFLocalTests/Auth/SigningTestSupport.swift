@@ -30,7 +30,7 @@ final class SigningFixture: Sendable {
     let authenticator: RequestAuthenticator
 
     init(configure: (inout LocalConfiguration) -> Void = { _ in }) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wif-signing-\(UUID().uuidString)").path
+        let directory = TemporaryFolder.url("wif-signing").path
         var configuration = LocalConfiguration.default(dataDirectory: directory)
         configuration.adminCredentials = Self.admin
         configure(&configuration)

@@ -1,5 +1,6 @@
 import Foundation
 @testable import WIFLocal
+import WIFTestSupport
 
 /// Temporary folders and configuration files for the configuration suites.
 enum ConfigurationTestSupport {
@@ -12,7 +13,7 @@ enum ConfigurationTestSupport {
 
     /// Runs `body` with a fresh folder that is removed afterwards.
     static func withFolder<T>(_ body: (URL) throws -> T) throws -> T {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wif-config-\(UUID().uuidString)")
+        let folder = TemporaryFolder.url("wif-config")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         return try body(folder)

@@ -52,8 +52,7 @@ struct IdentityFixture: Sendable {
         configure: (inout LocalConfiguration) -> Void = { _ in }
     ) throws {
         let isNew = directory == nil
-        let directory = directory ?? FileManager.default.temporaryDirectory
-            .appendingPathComponent("wif-identity-\(UUID().uuidString)").path
+        let directory = directory ?? TemporaryFolder.path("wif-identity")
         if isNew && !freshKey { try IdentitySharedKey.seed(directory) }
         var configuration = LocalConfiguration.default(dataDirectory: directory)
         configure(&configuration)
@@ -128,7 +127,7 @@ struct IdentityFixture: Sendable {
 /// One issuer key and certificate for the tests that do not need a key of their own.
 enum IdentitySharedKey {
     private static let files: [String: Data] = {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wif-identity-key-\(UUID().uuidString)").path
+        let directory = TemporaryFolder.url("wif-identity-key").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         guard let data = try? DataDirectory(root: directory),
             (try? IssuerSigningKey.load(from: data, now: TestClock.identityStart, subject: "wif.localhost")) != nil

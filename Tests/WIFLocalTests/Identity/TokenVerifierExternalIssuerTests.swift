@@ -32,7 +32,7 @@ struct TokenVerifierExternalIssuerTests {
     }
 
     private func writeJWKS(_ text: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wif-jwks-\(UUID().uuidString).json").path
+        let path = TemporaryFolder.url("wif-jwks", suffix: ".json").path
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         return path
     }

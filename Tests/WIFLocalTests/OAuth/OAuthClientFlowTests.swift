@@ -59,7 +59,7 @@ import WIFTestSupport
         configure: (inout LocalConfiguration) -> Void = { _ in },
         _ body: (LocalEndpoint) async throws -> T
     ) async throws -> T {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wif-oauth-client-\(UUID().uuidString)").path
+        let directory = TemporaryFolder.url("wif-oauth-client").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try IdentitySharedKey.seed(directory)
         var configuration = LocalConfiguration.default(dataDirectory: directory)

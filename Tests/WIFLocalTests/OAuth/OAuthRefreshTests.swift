@@ -135,7 +135,7 @@ struct OAuthRefreshTests {
 
     @Test("Refresh-token families survive a restart, with their replaced tokens still detected")
     func restart() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wif-oauth-\(UUID().uuidString)").path
+        let directory = TemporaryFolder.url("wif-oauth").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try IdentitySharedKey.seed(directory)
         let (alice, bobOriginal, bobRotated) = try await OAuthHarness.run(in: directory) { stack in
@@ -166,7 +166,7 @@ struct OAuthRefreshTests {
 
     @Test("A families file that cannot be read stops the stack with a message naming it")
     func corruptFile() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wif-oauth-\(UUID().uuidString)").path
+        let directory = TemporaryFolder.url("wif-oauth").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try IdentitySharedKey.seed(directory)
         try FileManager.default.createDirectory(atPath: directory + "/oauth", withIntermediateDirectories: true)

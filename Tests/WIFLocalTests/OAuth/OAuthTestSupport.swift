@@ -37,7 +37,7 @@ struct OAuthHarness: Sendable {
         configure: (inout LocalConfiguration) -> Void = { _ in },
         _ body: (OAuthHarness) async throws -> T
     ) async throws -> T {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wif-oauth-\(UUID().uuidString)").path
+        let directory = TemporaryFolder.url("wif-oauth").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try IdentitySharedKey.seed(directory)
         return try await self.run(in: directory, clock: clock, logger: logger, configure: configure, body)

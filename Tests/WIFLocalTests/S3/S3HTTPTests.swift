@@ -7,6 +7,7 @@ import WIFCredentials
 
 @testable import WIFLocal
 import WIFFoundation
+import WIFTestSupport
 
 /// The S3 endpoint through the real server, with AsyncHTTPClient: streamed uploads and downloads, ranges,
 /// virtual-hosted addressing, `Expect: 100-continue`, an upload cut off mid-body, and per-user isolation.
@@ -18,7 +19,7 @@ struct S3HTTPTests {
     static func withStack<T: Sendable>(
         configure: (inout LocalConfiguration) -> Void = { _ in }, _ body: (LocalEndpoint, String) async throws -> T
     ) async throws -> T {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wif-s3-http-\(UUID().uuidString)").path
+        let directory = TemporaryFolder.url("wif-s3-http").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var configuration = LocalConfiguration.default(dataDirectory: directory)
         configuration.adminCredentials = Self.admin

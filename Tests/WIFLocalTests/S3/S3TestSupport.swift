@@ -9,6 +9,7 @@ import WIFCredentials
 
 @testable import WIFLocal
 import WIFFoundation
+import WIFTestSupport
 
 /// An S3 endpoint in its own temporary data directory, with administrator credentials, a fixed clock and
 /// helpers that sign requests with WIFCredentials' signer and read the answers.
@@ -24,7 +25,7 @@ final class S3Fixture: Sendable {
     let service: S3Service
 
     init(configure: (inout LocalConfiguration) -> Void = { _ in }) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wif-s3-\(UUID().uuidString)").path
+        let directory = TemporaryFolder.url("wif-s3").path
         var configuration = LocalConfiguration.default(dataDirectory: directory)
         configuration.adminCredentials = Self.admin
         configure(&configuration)

@@ -15,7 +15,7 @@ import Synchronization
 enum StackTestSupport {
     /// Runs `body` with a fresh data directory path that is removed afterwards.
     static func withDataDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wif-stack-\(UUID().uuidString)").path
+        let path = TemporaryFolder.url("wif-stack").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         return try await body(path)
     }

@@ -5,6 +5,7 @@ import Testing
 import WIFCredentials
 
 @testable import WIFLocal
+import WIFTestSupport
 
 /// A request body for store tests: fixed chunks, optionally followed by a failure, as when a client
 /// disconnects mid-upload.
@@ -66,7 +67,7 @@ enum StorageTestSupport {
     }
 
     static func makeRoot() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("wif-storage-\(UUID().uuidString)").path
+        TemporaryFolder.url("wif-storage").path
     }
 
     static func openStore(root: String, configuration: ObjectStore.Configuration = ObjectStore.Configuration()) throws -> ObjectStore {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WIFLocal
+import WIFTestSupport
 
 /// The local stack driven by third-party clients, boto3 and the aws CLI, as their users would drive AWS:
 /// federate with `AssumeRoleWithWebIdentity`, then use S3 with the temporary credentials.
@@ -81,7 +82,7 @@ struct ThirdPartyClientTests {
         try await withStack { endpoint in
             let alice = try endpoint.developmentToken(provider: "facebook", user: "alice")
             let bobPrefix = try #require(endpoint.partitionPrefix(provider: "facebook", user: "bob"))
-            let work = FileManager.default.temporaryDirectory.appendingPathComponent("wif-aws-cli-\(UUID().uuidString)")
+            let work = TemporaryFolder.url("wif-aws-cli")
             try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: work) }
             let output = try ThirdPartyProcess.run(
@@ -113,7 +114,7 @@ struct ThirdPartyClientTests {
     }
 
     private func withStack<T: Sendable>(_ body: (LocalEndpoint) async throws -> T) async throws -> T {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wif-third-party-\(UUID().uuidString)").path
+        let directory = TemporaryFolder.url("wif-third-party").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         return try await LocalStack.run(.default(dataDirectory: directory)) { endpoint in try await body(endpoint) }
     }
@@ -137,7 +138,7 @@ enum ThirdPartyProcess {
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
-        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("wif-client-\(UUID().uuidString).err")
+        let errorFile = TemporaryFolder.url("wif-client", suffix: ".err")
         FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: errorFile) }
         process.standardOutput = output

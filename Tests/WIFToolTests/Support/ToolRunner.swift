@@ -1,4 +1,5 @@
 import Foundation
+import WIFTestSupport
 
 /// Runs the built `wif-tool` binary as a user would, with a controlled environment.
 struct ToolRunner {
@@ -70,7 +71,7 @@ struct ToolRunner {
 
     /// A fresh temporary folder for one test.
     static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("wif-tool-tests-\(UUID().uuidString)")
+        let url = TemporaryFolder.url("wif-tool-tests")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }

@@ -29,6 +29,9 @@ extension WIFTool.Policy {
                 line per case ({"name", "decision", "expected"?, "ok"?}), then 'N passed, N failed' (cases \
                 without "expected" count as neither).
 
+                With no policy at all (or only session policies or a boundary), nothing allows the request: \
+                the answer is ImplicitDeny.
+
                 Exit status: 0 whatever the decision, since the decision is the output; 1 when --expect \
                 does not match or a batch case fails; 64 for invalid policies, options or case files; \
                 \(ExitStatus.io.rawValue) when a file cannot be read.
@@ -93,9 +96,6 @@ extension WIFTool.Policy {
                     throw ValidationError("\(name) cannot be combined with --cases; put it in the case file")
                 }
                 return
-            }
-            guard !self.policies.isEmpty || self.resourcePolicy != nil || self.trustPolicy != nil else {
-                throw ValidationError("give at least one --policy, --resource-policy or --trust-policy (or --cases FILE)")
             }
             if self.resourcePolicy != nil && self.trustPolicy != nil {
                 throw ValidationError("give --resource-policy or --trust-policy, not both")

@@ -1,10 +1,12 @@
 import Foundation
 import PolicyEngine
+import WIFFoundation
 
 /// A batch of simulation cases read from JSON:
 ///
 /// ```json
-/// {"cases": [{"name": "alice reads her file",
+/// {"description": "what the batch checks", "source": "where its cases come from",
+///  "cases": [{"name": "alice reads her file", "category": "per-user folders", "note": "…",
 ///             "policies": [{"Version": "2012-10-17", "Statement": …}, "personal-store.json"],
 ///             "sessionPolicy": …, "permissionsBoundary": …, "resourcePolicy": …, "trustPolicy": …,
 ///             "request": {"principal": "arn:aws:sts::111122223333:assumed-role/app/alice",
@@ -14,11 +16,33 @@ import PolicyEngine
 ///             "expected": "Allow"}]}
 /// ```
 ///
-/// A policy is an inline JSON object or a path relative to the case file. Every case is read and every
-/// policy compiled before any case runs, so a mistake anywhere stops the batch with its JSON path.
+/// A policy is an inline JSON object, taken exactly as written, or a path relative to the case file. A case
+/// with no policy at all is a valid question (its answer is an implicit deny). A file that is not JSON, or
+/// whose top level is wrong, fails as a whole; a case that is wrong (an invalid policy or principal, an
+/// unknown key) becomes an ``Entry/invalid(_:)`` entry, so the other cases still run.
 struct PolicyCaseFile {
+    /// The optional keys that document a batch or a case; they do not change a decision.
+    struct Documentation {
+        static let keys = ["description", "note", "source", "category"]
+
+        var description: String?
+        var note: String?
+        var source: String?
+        var category: String?
+
+        /// Adds the fields that are present to an output line, in the order of ``keys``.
+        func add(to object: inout PolicyJSONObject) {
+            let values = [self.description, self.note, self.source, self.category]
+            for (key, value) in zip(Self.keys, values) {
+                if let value { object.add(key, value) }
+            }
+        }
+    }
+
+    /// A case ready to run.
     struct Case {
         var name: String
+        var documentation: Documentation
         var simulator: PolicySimulator
         var principal: RequestPrincipal?
         var action: String
@@ -33,208 +57,149 @@ struct PolicyCaseFile {
         }
     }
 
-    var cases: [Case]
+    /// A case that cannot run, with the first problem found in it.
+    struct InvalidCase {
+        /// The case's `name`, or its JSON path when it has no usable name.
+        var name: String
+        var documentation: Documentation
+        var problem: Problem
+    }
+
+    enum Entry {
+        case ready(Case)
+        case invalid(InvalidCase)
+    }
+
+    /// Something wrong in the file, at a JSON path.
+    struct Problem: Error {
+        var path: String
+        var message: String
+        var status: ExitStatus = .usage
+
+        /// `PATH: message`.
+        var text: String { self.path.isEmpty ? self.message : "\(self.path): \(self.message)" }
+    }
+
+    var documentation: Documentation
+    var entries: [Entry]
 
     static let caseKeys = [
         "name", "policies", "sessionPolicy", "permissionsBoundary", "resourcePolicy", "trustPolicy", "request", "expected",
-    ]
+    ] + Documentation.keys
     static let requestKeys = ["principal", "action", "resource", "context", "time"]
 
-    /// Reads and compiles a case file.
+    /// Reads a case file and compiles every case that is valid.
     /// - Parameter path: The file; policy paths inside it are relative to its folder.
-    /// - Throws: ``CommandFailure`` with status `io` for unreadable files and `usage` for invalid content.
+    /// - Throws: ``CommandFailure`` with status `io` when the file cannot be read, and `usage` when it is not
+    ///   JSON (with its line and column) or its top level is wrong (with the JSON path).
     init(path: String) throws(CommandFailure) {
         let bytes = try PolicyInputs.read(path)
-        let root: Any
+        let root: JSONNode
         do {
-            root = try JSONSerialization.jsonObject(with: Data(bytes))
+            root = try JSONParser.parse(bytes)
         } catch {
-            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "not valid JSON"
-            throw CommandFailure(status: .usage, message: "\(path): not valid JSON: \(detail)")
+            let location = JSONParser.location(of: error.offset, in: bytes)
+            throw CommandFailure(status: .usage, message: "\(path):\(location.line):\(location.column): not valid JSON: \(error.message)")
         }
         let folder = path == "-" ? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
             : URL(fileURLWithPath: path).deletingLastPathComponent()
-        var reader = Reader(file: path, folder: folder)
-        self.cases = try reader.read(root)
+        var reader = Reader(file: path, folder: folder, bytes: bytes)
+        do throws(Problem) {
+            (self.documentation, self.entries) = try reader.read(root)
+        } catch {
+            throw CommandFailure(status: error.status, message: "\(path): \(error.text)")
+        }
     }
 
     /// Walks the parsed JSON, naming the JSON path of anything wrong.
     struct Reader {
         let file: String
         let folder: URL
+        /// The whole file, so an inline policy is handed on exactly as written and its problems point into it.
+        let bytes: [UInt8]
         /// Policies read from files, by kind and resolved path, so each file is parsed once.
         var cache: [String: PolicyEngine.Policy] = [:]
 
-        func fail(_ path: String, _ message: String) -> CommandFailure {
-            CommandFailure(status: .usage, message: "\(self.file): \(path): \(message)")
+        /// The top level: the documentation and the cases; a problem here fails the whole file.
+        mutating func read(_ root: JSONNode) throws(Problem) -> (Documentation, [Entry]) {
+            let document = try self.object(root, "", allowed: ["cases"] + Documentation.keys)
+            let documentation = try self.documentation(document, "")
+            guard let casesNode = Self.member(document, "cases") else { throw Problem(path: "cases", message: "missing; it is required") }
+            guard let list = casesNode.arrayValue else {
+                throw Problem(path: "cases", message: "expected an array, found \(casesNode.typeName)")
+            }
+            guard !list.isEmpty else { throw Problem(path: "cases", message: "is empty; add at least one case") }
+            var entries: [Entry] = []
+            var names: Set<String> = []
+            for (index, node) in list.enumerated() {
+                let path = "cases[\(index)]"
+                do throws(Problem) {
+                    let entry = try self.readCase(node, path)
+                    guard names.insert(entry.name).inserted else {
+                        throw Problem(path: "\(path).name", message: "duplicate case name '\(entry.name)'")
+                    }
+                    entries.append(.ready(entry))
+                } catch {
+                    let name = Self.member(node, "name")?.stringValue ?? path
+                    names.insert(name)
+                    let documentation = (try? self.documentation(Self.members(node), path)) ?? Documentation()
+                    entries.append(.invalid(InvalidCase(name: name, documentation: documentation, problem: error)))
+                }
+            }
+            return (documentation, entries)
         }
 
-        func object(_ value: Any, _ path: String, allowed: [String]) throws(CommandFailure) -> [String: Any] {
-            guard let object = value as? [String: Any] else {
-                throw self.fail(path, "expected an object, found \(PolicyInputs.typeName(value))")
+        /// The members of an object, checking that every key is allowed and appears once.
+        func object(_ node: JSONNode, _ path: String, allowed: [String]) throws(Problem) -> [JSONMember] {
+            guard case .object(let members) = node.kind else {
+                throw Problem(path: path, message: "expected an object, found \(node.typeName)")
             }
-            for key in object.keys.sorted() where !allowed.contains(key) {
-                let suggestion = allowed.first { $0.lowercased() == key.lowercased() || $0.lowercased().hasPrefix(key.lowercased()) }
-                    .map { " (did you mean '\($0)'?)" } ?? ""
-                throw self.fail(
-                    path.isEmpty ? key : "\(path).\(key)",
-                    "unknown key\(suggestion); expected one of \(allowed.joined(separator: ", "))")
+            var seen: Set<String> = []
+            for member in members {
+                let memberPath = path.isEmpty ? member.key : "\(path).\(member.key)"
+                guard allowed.contains(member.key) else {
+                    let suggestion = closestMatch(member.key, in: allowed).map { " (did you mean '\($0)'?)" } ?? ""
+                    throw Problem(path: memberPath, message: "unknown key\(suggestion); expected one of \(allowed.joined(separator: ", "))")
+                }
+                guard seen.insert(member.key).inserted else {
+                    throw Problem(path: memberPath, message: "is given twice; give each key once")
+                }
             }
-            return object
+            return members
         }
 
-        func string(_ value: Any?, _ path: String, required: Bool) throws(CommandFailure) -> String? {
-            guard let value else {
-                if required { throw self.fail(path, "missing; it is required") }
+        static func members(_ node: JSONNode) -> [JSONMember] {
+            if case .object(let members) = node.kind { return members }
+            return []
+        }
+
+        static func member(_ members: [JSONMember], _ key: String) -> JSONNode? {
+            members.first { $0.key == key }?.value
+        }
+
+        static func member(_ node: JSONNode, _ key: String) -> JSONNode? {
+            node.member(key)
+        }
+
+        func string(_ node: JSONNode?, _ path: String, required: Bool) throws(Problem) -> String? {
+            guard let node else {
+                if required { throw Problem(path: path, message: "missing; it is required") }
                 return nil
             }
-            guard let text = value as? String else {
-                throw self.fail(path, "expected a string, found \(PolicyInputs.typeName(value))")
+            guard let text = node.stringValue else {
+                throw Problem(path: path, message: "expected a string, found \(node.typeName)")
             }
             return text
         }
 
-        mutating func read(_ root: Any) throws(CommandFailure) -> [Case] {
-            let document = try self.object(root, "", allowed: ["cases"])
-            guard let casesValue = document["cases"] else { throw self.fail("cases", "missing; it is required") }
-            guard let list = casesValue as? [Any] else {
-                throw self.fail("cases", "expected an array, found \(PolicyInputs.typeName(casesValue))")
+        /// `description`, `note`, `source` and `category`, each a string when present.
+        func documentation(_ members: [JSONMember], _ path: String) throws(Problem) -> Documentation {
+            func text(_ key: String) throws(Problem) -> String? {
+                try self.string(Self.member(members, key), path.isEmpty ? key : "\(path).\(key)", required: false)
             }
-            guard !list.isEmpty else { throw self.fail("cases", "is empty; add at least one case") }
-            var cases: [Case] = []
-            var names: Set<String> = []
-            for (index, value) in list.enumerated() {
-                let entry = try self.readCase(value, "cases[\(index)]")
-                if !names.insert(entry.name).inserted {
-                    throw self.fail("cases[\(index)].name", "duplicate case name '\(entry.name)'")
-                }
-                cases.append(entry)
-            }
-            return cases
-        }
-
-        mutating func readCase(_ value: Any, _ path: String) throws(CommandFailure) -> Case {
-            let object = try self.object(value, path, allowed: PolicyCaseFile.caseKeys)
-            let name = try self.string(object["name"], "\(path).name", required: false) ?? path
-
-            var identity: [PolicyEngine.Policy] = []
-            if let policies = object["policies"] {
-                guard let list = policies as? [Any] else {
-                    throw self.fail("\(path).policies", "expected an array of policies, found \(PolicyInputs.typeName(policies))")
-                }
-                for (index, element) in list.enumerated() {
-                    identity.append(try self.policy(element, "\(path).policies[\(index)]", kind: .identity))
-                }
-            }
-            let session = try object["sessionPolicy"].map { value throws(CommandFailure) in
-                try self.policy(value, "\(path).sessionPolicy", kind: .session)
-            }
-            let boundary = try object["permissionsBoundary"].map { value throws(CommandFailure) in
-                try self.policy(value, "\(path).permissionsBoundary", kind: .permissionsBoundary)
-            }
-            var resource = try object["resourcePolicy"].map { value throws(CommandFailure) in
-                try self.policy(value, "\(path).resourcePolicy", kind: .resource)
-            }
-            if let trust = object["trustPolicy"] {
-                guard resource == nil else {
-                    throw self.fail("\(path).trustPolicy", "give a resourcePolicy or a trustPolicy, not both")
-                }
-                resource = try self.policy(trust, "\(path).trustPolicy", kind: .trust)
-            }
-            guard !identity.isEmpty || resource != nil else {
-                throw self.fail(path, "needs at least one policy: policies, resourcePolicy or trustPolicy")
-            }
-
-            guard let requestValue = object["request"] else { throw self.fail("\(path).request", "missing; it is required") }
-            let requestPath = "\(path).request"
-            let request = try self.object(requestValue, requestPath, allowed: PolicyCaseFile.requestKeys)
-            let action = try self.string(request["action"], "\(requestPath).action", required: true) ?? ""
-            let resourceArn = try self.string(request["resource"], "\(requestPath).resource", required: true) ?? ""
-            guard !action.isEmpty else { throw self.fail("\(requestPath).action", "must not be empty") }
-            guard !resourceArn.isEmpty else { throw self.fail("\(requestPath).resource", "must not be empty") }
-
-            let principalText = try self.string(request["principal"], "\(requestPath).principal", required: false)
-            if principalText == nil, object["trustPolicy"] != nil {
-                throw self.fail(
-                    "\(requestPath).principal", "required with a trustPolicy: the identity provider, such as graph.facebook.com")
-            }
-            let principal: RequestPrincipal?
-            do throws(CommandFailure) {
-                principal = try PolicyInputs.principal(principalText ?? PolicyInputs.defaultPrincipal)
-            } catch {
-                throw self.fail("\(requestPath).principal", error.message)
-            }
-
-            var context: [String: ContextValue] = [:]
-            if let contextValue = request["context"] {
-                let contextPath = "\(requestPath).context"
-                guard let entries = contextValue as? [String: Any] else {
-                    throw self.fail(contextPath, "expected an object of key to value, found \(PolicyInputs.typeName(contextValue))")
-                }
-                for (key, value) in entries {
-                    do throws(CommandFailure) {
-                        context[key] = try PolicyInputs.contextValue(value, path: "\(contextPath).\(key)")
-                    } catch {
-                        throw CommandFailure(status: .usage, message: "\(self.file): \(error.message)")
-                    }
-                }
-            }
-
-            var time = PolicySimulator.defaultTime
-            if let timeText = try self.string(request["time"], "\(requestPath).time", required: false) {
-                guard let parsed = Timestamp(timeText) else {
-                    throw self.fail("\(requestPath).time", "'\(timeText)' is not an ISO 8601 time or epoch seconds")
-                }
-                time = parsed
-            }
-
-            var expected: Decision.Outcome?
-            if let expectedText = try self.string(object["expected"], "\(path).expected", required: false) {
-                guard let outcome = PolicyInputs.outcome(expectedText) else {
-                    throw self.fail("\(path).expected", "'\(expectedText)' is not \(PolicyInputs.outcomeNames)")
-                }
-                expected = outcome
-            }
-
-            let simulator = PolicySimulator(
-                identityPolicies: identity, resourcePolicy: resource, sessionPolicies: session.map { [$0] } ?? [],
-                permissionsBoundary: boundary, time: time)
-            return Case(
-                name: name, simulator: simulator, principal: principal, action: action, resource: resourceArn,
-                context: context, expected: expected)
-        }
-
-        /// A policy given inline as a JSON object, or as a path relative to the case file.
-        mutating func policy(_ value: Any, _ path: String, kind: PolicyKind) throws(CommandFailure) -> PolicyEngine.Policy {
-            if let relative = value as? String {
-                guard !relative.isEmpty else { throw self.fail(path, "a policy path must not be empty") }
-                let resolved = relative.hasPrefix("/") ? relative : self.folder.appendingPathComponent(relative).path
-                let key = "\(kind)\u{0}\(resolved)"
-                if let cached = self.cache[key] { return cached }
-                let bytes: [UInt8]
-                do throws(CommandFailure) {
-                    bytes = try PolicyInputs.read(resolved)
-                } catch {
-                    throw CommandFailure(status: error.status, message: "\(self.file): \(path): \(error.message)")
-                }
-                let policy = try PolicyInputs.policy(bytes, kind: kind, name: relative)
-                self.cache[key] = policy
-                return policy
-            }
-            guard value is [String: Any] else {
-                throw self.fail(path, "expected a policy object or a file path, found \(PolicyInputs.typeName(value))")
-            }
-            let text: Data
-            do {
-                text = try JSONSerialization.data(withJSONObject: value, options: [.withoutEscapingSlashes])
-            } catch {
-                throw self.fail(path, "cannot re-encode the policy: \(error.localizedDescription)")
-            }
-            do throws(CommandFailure) {
-                return try PolicyInputs.policy(Array(text), kind: kind, name: path, showsPosition: false)
-            } catch {
-                throw CommandFailure(status: error.status, message: "\(self.file): \(error.message)")
-            }
+            return Documentation(
+                description: try text("description"), note: try text("note"), source: try text("source"),
+                category: try text("category"))
         }
     }
 }

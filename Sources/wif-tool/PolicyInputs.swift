@@ -38,22 +38,24 @@ enum PolicyInputs {
     /// - Parameters:
     ///   - bytes: The policy JSON.
     ///   - kind: The role the policy plays.
-    ///   - name: The file name or JSON path shown in messages and explanations.
-    ///   - showsPosition: Whether line and column refer to something the user wrote (not to re-encoded JSON).
+    ///   - name: The file name or JSON path shown in explanations, and in messages unless `source` is given.
+    ///   - source: The file the bytes were taken from, when they are a part of it (an inline policy in a case
+    ///     file), and the line and column where they start there, so messages point into that file.
     static func policy(
-        _ bytes: [UInt8], kind: PolicyKind, name: String, showsPosition: Bool = true
+        _ bytes: [UInt8], kind: PolicyKind, name: String, source: (file: String, line: Int, column: Int)? = nil
     ) throws(CommandFailure) -> PolicyEngine.Policy {
         do {
             return try PolicyEngine.Policy.parse(bytes: bytes, kind: kind, name: name)
         } catch {
             let errors = error.errors
             guard let first = errors.first else {
-                throw CommandFailure(status: .usage, message: "invalid \(self.describe(kind)) \(name): \(error.reason)")
+                throw CommandFailure(status: .usage, message: "invalid \(self.describe(kind)) \(source?.file ?? name): \(error.reason)")
             }
-            var location = name
-            if showsPosition, let line = first.line {
-                location += ":\(line)"
-                if let column = first.column { location += ":\(column)" }
+            var location = source?.file ?? name
+            if let line = first.line {
+                let start = source.map { (line: $0.line, column: $0.column) } ?? (line: 1, column: 1)
+                location += ":\(start.line + line - 1)"
+                if let column = first.column { location += ":\(line == 1 ? start.column + column - 1 : column)" }
             }
             var message = "invalid \(self.describe(kind)) \(location): \(first.description)"
             if errors.count > 1 {
@@ -192,63 +194,45 @@ enum PolicyInputs {
     }
 
     /// Reads one context value from parsed JSON: a string (single-valued), an array of strings (a set, which
-    /// may be empty), or a boolean or number (stored as its text).
+    /// may be empty), or a boolean or number (kept as written).
     /// - Parameters:
-    ///   - value: The JSON value.
+    ///   - node: The JSON value.
     ///   - path: Its JSON path, for messages.
-    static func contextValue(_ value: Any, path: String) throws(CommandFailure) -> ContextValue {
-        if let text = value as? String { return ContextValue(text) }
-        if let list = value as? [Any] {
+    static func contextValue(_ node: JSONNode, path: String) throws(CommandFailure) -> ContextValue {
+        if let elements = node.arrayValue {
             var strings: [String] = []
-            for (index, element) in list.enumerated() {
+            for (index, element) in elements.enumerated() {
                 guard let scalar = self.scalarText(element) else {
-                    throw CommandFailure(status: .usage, message: "\(path)[\(index)]: a context value must be a string, not \(self.typeName(element))")
+                    throw CommandFailure(status: .usage, message: "\(path)[\(index)]: a context value must be a string, not \(element.typeName)")
                 }
                 strings.append(scalar)
             }
             return ContextValue(multiple: strings)
         }
-        if let scalar = self.scalarText(value) { return ContextValue(scalar) }
+        if let scalar = self.scalarText(node) { return ContextValue(scalar) }
         throw CommandFailure(
-            status: .usage, message: "\(path): a context value must be a string or an array of strings, not \(self.typeName(value))")
+            status: .usage, message: "\(path): a context value must be a string or an array of strings, not \(node.typeName)")
     }
 
     /// Parses `--context-json`: an object of key to string or array of strings.
     static func context(json text: String) throws(CommandFailure) -> [String: ContextValue] {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+        guard let root = try? JSONParser.parse(Array(text.utf8)), case .object(let members) = root.kind else {
             throw CommandFailure(
                 status: .usage, message: "--context-json must be a JSON object such as {\"aws:TagKeys\": [\"a\", \"b\"]}")
         }
         var context: [String: ContextValue] = [:]
-        for (key, value) in object {
-            context[key] = try self.contextValue(value, path: "--context-json.\(key)")
+        for member in members {
+            context[member.key] = try self.contextValue(member.value, path: "--context-json.\(member.key)")
         }
         return context
     }
 
-    static func scalarText(_ value: Any) -> String? {
-        if let text = value as? String { return text }
-        if let number = value as? NSNumber {
-            if self.isBoolean(number) { return number.boolValue ? "true" : "false" }
-            return number.stringValue
-        }
-        return nil
-    }
-
-    /// Whether `JSONSerialization` read the number from `true` or `false`.
-    static func isBoolean(_ number: NSNumber) -> Bool {
-        String(cString: number.objCType) == "c"
-    }
-
-    /// The JSON type of a value parsed by `JSONSerialization`, for messages.
-    static func typeName(_ value: Any) -> String {
-        switch value {
-        case is String: return "a string"
-        case is [Any]: return "an array"
-        case is [String: Any]: return "an object"
-        case is NSNull: return "null"
-        case let number as NSNumber: return self.isBoolean(number) ? "a boolean" : "a number"
-        default: return "a value"
+    /// The text of a string, number or boolean; `nil` for anything else.
+    static func scalarText(_ node: JSONNode) -> String? {
+        switch node.kind {
+        case .string(let text), .number(let text): return text
+        case .bool(let flag): return flag ? "true" : "false"
+        case .object, .array, .null: return nil
         }
     }
 

@@ -25,12 +25,18 @@ extension WIFTool.Policy {
                 Batch: --cases FILE.json runs {"cases": [{"name", "policies": [POLICY…], "sessionPolicy"?, \
                 "permissionsBoundary"?, "resourcePolicy"?, "trustPolicy"?, "request": {"principal"?, \
                 "action", "resource", "context"?: {KEY: "v" | ["v", …]}, "time"?}, "expected"?}]}, where \
-                POLICY is an inline policy object or a path relative to the case file. It prints one JSON \
-                line per case ({"name", "decision", "expected"?, "ok"?}), then 'N passed, N failed' (cases \
-                without "expected" count as neither).
+                POLICY is an inline policy object or a path relative to the case file. "description", "note", \
+                "source" and "category" document the file and each case. It prints one JSON line per case \
+                ({"name", its documentation, "decision", "expected"?, "ok"?}; a case that cannot run, such as \
+                one with an invalid policy, gets {"name", "error", "ok": false} and counts as failed), then \
+                'N passed, N failed' (cases without "expected" count as neither).
+
+                With no policy at all (or only session policies or a boundary), nothing allows the request: \
+                the answer is ImplicitDeny.
 
                 Exit status: 0 whatever the decision, since the decision is the output; 1 when --expect \
-                does not match or a batch case fails; 64 for invalid policies, options or case files; \
+                does not match or a batch case fails or cannot run; 64 for invalid policies or options, or a \
+                case file that is not JSON or whose top level is wrong; \
                 \(ExitStatus.io.rawValue) when a file cannot be read.
                 """
         )
@@ -93,9 +99,6 @@ extension WIFTool.Policy {
                     throw ValidationError("\(name) cannot be combined with --cases; put it in the case file")
                 }
                 return
-            }
-            guard !self.policies.isEmpty || self.resourcePolicy != nil || self.trustPolicy != nil else {
-                throw ValidationError("give at least one --policy, --resource-policy or --trust-policy (or --cases FILE)")
             }
             if self.resourcePolicy != nil && self.trustPolicy != nil {
                 throw ValidationError("give --resource-policy or --trust-policy, not both")
@@ -196,33 +199,56 @@ extension WIFTool.Policy {
             var passed = 0
             var failed = 0
             var output = ""
-            for entry in file.cases {
-                let request = entry.request
-                var object = PolicyJSONObject()
-                object.add("name", entry.name)
-                let decision: Decision
-                var explanation: Explanation?
-                if self.explain {
-                    explanation = entry.simulator.explain(request)
-                    decision = explanation?.decision ?? entry.simulator.decide(request)
-                } else {
-                    decision = entry.simulator.decide(request)
+            for entry in file.entries {
+                switch entry {
+                case .ready(let entry):
+                    let (line, ok) = self.run(entry)
+                    if let ok {
+                        if ok { passed += 1 } else { failed += 1 }
+                    }
+                    output += line + "\n"
+                case .invalid(let invalid):
+                    // Reported on its own line; the other cases still run.
+                    var object = PolicyJSONObject()
+                    object.add("name", invalid.name)
+                    invalid.documentation.add(to: &object)
+                    object.add("error", invalid.problem.text)
+                    object.add("ok", false)
+                    failed += 1
+                    output += object.text + "\n"
                 }
-                object.add("decision", PolicyInputs.name(decision.outcome))
-                if let expected = entry.expected {
-                    let ok = expected == decision.outcome
-                    if ok { passed += 1 } else { failed += 1 }
-                    object.add("expected", PolicyInputs.name(expected))
-                    object.add("ok", ok)
-                }
-                if let explanation {
-                    object.add("explanation", json: explanation.json(pretty: false))
-                }
-                output += object.text + "\n"
             }
             output += "\(passed) passed, \(failed) failed\n"
             printOut(output)
             if failed > 0 { throw ExitStatus.failure.exitCode }
+        }
+
+        /// The output line of one case, and whether it met its expectation (`nil` without one).
+        private func run(_ entry: PolicyCaseFile.Case) -> (line: String, ok: Bool?) {
+            let request = entry.request
+            var object = PolicyJSONObject()
+            object.add("name", entry.name)
+            entry.documentation.add(to: &object)
+            var explanation: Explanation?
+            let decision: Decision
+            if self.explain {
+                let explained = entry.simulator.explain(request)
+                explanation = explained
+                decision = explained.decision
+            } else {
+                decision = entry.simulator.decide(request)
+            }
+            object.add("decision", PolicyInputs.name(decision.outcome))
+            var ok: Bool?
+            if let expected = entry.expected {
+                ok = expected == decision.outcome
+                object.add("expected", PolicyInputs.name(expected))
+                object.add("ok", expected == decision.outcome)
+            }
+            if let explanation {
+                object.add("explanation", json: explanation.json(pretty: false))
+            }
+            return (object.text, ok)
         }
     }
 }

@@ -134,17 +134,7 @@ extension PolicyEvaluator {
         let callerText = caller.map { "the caller '\($0.arn)'" } ?? "the anonymous caller"
         let match = self.principalMatch(statement, request, hasBoundary)
         if principal.negated {
-            if principal.excludes(caller) {
-                if match != .none {
-                    return ElementExplanation(
-                        matched: true,
-                        detail: "\(callerText) is listed in NotPrincipal, but a NotPrincipal Deny statement always applies to a caller with a permissions boundary")
-                }
-                return ElementExplanation(matched: false, detail: "\(callerText) is excluded by NotPrincipal")
-            }
-            return ElementExplanation(
-                matched: true,
-                detail: "\(callerText) is not excluded by NotPrincipal (every identity of the caller — account, role and session — must be listed)")
+            return self.explainNotPrincipal(principal, statement.effect, caller: caller, callerText: callerText, applies: match != .none)
         }
         switch match {
         case .exact:
@@ -162,6 +152,47 @@ extension PolicyEvaluator {
         case .none:
             return ElementExplanation(matched: false, detail: "\(callerText) is not named")
         }
+    }
+
+    private static func explainNotPrincipal(
+        _ principal: CompiledPrincipal, _ effect: Effect, caller: RequestPrincipal?, callerText: String, applies: Bool
+    ) -> ElementExplanation {
+        if principal.everyone {
+            return ElementExplanation(matched: applies, detail: "NotPrincipal '*' leaves out everyone, including \(callerText)")
+        }
+        guard let caller else {
+            return ElementExplanation(
+                matched: applies, detail: "\(callerText) has no identity that NotPrincipal could list, so the statement covers it")
+        }
+        let identities = principal.identities(of: caller)
+        func names(_ list: [(name: String, listed: Bool, neededForDeny: Bool)]) -> String {
+            list.map(\.name).joined(separator: ", ")
+        }
+        if effect == .deny {
+            let missing = identities.filter { $0.neededForDeny && !$0.listed }
+            if missing.isEmpty {
+                if applies {
+                    return ElementExplanation(
+                        matched: true,
+                        detail: "\(callerText) is listed in NotPrincipal, but a NotPrincipal Deny statement always applies to a caller with a permissions boundary")
+                }
+                return ElementExplanation(
+                    matched: false,
+                    detail: "\(callerText) is exempt from this Deny: NotPrincipal lists every identity of the caller (\(names(identities.filter(\.neededForDeny))))")
+            }
+            return ElementExplanation(
+                matched: true,
+                detail: "\(callerText) is not exempt from this Deny: a NotPrincipal Deny exempts a caller only when every identity of the caller is listed, and NotPrincipal does not list its \(names(missing))")
+        }
+        let listed = identities.filter(\.listed)
+        if listed.isEmpty {
+            return ElementExplanation(
+                matched: true,
+                detail: "\(callerText) is not listed in NotPrincipal by any of its identities (\(names(identities))), so the Allow covers it")
+        }
+        return ElementExplanation(
+            matched: false,
+            detail: "\(callerText) is left out of this Allow: NotPrincipal lists its \(names(listed)), and an Allow with NotPrincipal does not cover a caller listed by any of its identities")
     }
 }
 

@@ -11,8 +11,9 @@
 /// 5. Across accounts, both the resource policy and the caller's (limited) identity permissions must allow.
 /// 6. Anything else is an implicit deny.
 ///
-/// A `NotPrincipal` + `Deny` statement in a resource policy always applies to a caller that has a
-/// permissions boundary, as AWS documents.
+/// A `NotPrincipal` + `Deny` statement exempts a caller only when every identity of the caller (account,
+/// role, session) is listed, and always applies to a caller that has a permissions boundary, as AWS
+/// documents. A `NotPrincipal` + `Allow` statement leaves out a caller that it lists by *any* identity.
 public struct PolicyEvaluator: Sendable {
     final class Slot: Sendable {
         let name: String
@@ -138,7 +139,7 @@ public struct PolicyEvaluator: Sendable {
         -> PrincipalMatch
     {
         guard let principal = statement.principal else { return .none }
-        let match = principal.match(request.context.principal)
+        let match = principal.match(request.context.principal, effect: statement.effect)
         if match == .none, principal.negated, statement.effect == .deny, hasBoundary {
             return .exact
         }

@@ -4,7 +4,7 @@
 /// delegates to the account's identity policies.
 enum PrincipalMatch: Sendable, Hashable {
     case none
-    /// `"*"`, the caller's own ARN (a role session's session ARN), or a `NotPrincipal` that excludes it not.
+    /// `"*"`, the caller's own ARN (a role session's session ARN), or a `NotPrincipal` that does not leave it out.
     case exact
     /// The caller's role (for a role session) or IAM user (for a federated user session).
     case viaRoleOrUser
@@ -71,34 +71,69 @@ struct CompiledPrincipal: Sendable {
         }
     }
 
-    /// Whether a `NotPrincipal` element excludes the caller. As the IAM documentation warns, AWS may check
-    /// the account, then the role, then the session, so the caller is excluded only when every one of its
-    /// identities is listed (for a role session: its account, its role and its session ARN).
-    func excludes(_ principal: RequestPrincipal?) -> Bool {
+    /// Whether a `NotPrincipal` + `Deny` statement exempts the caller. As the IAM documentation warns, AWS may
+    /// check the account, then the role, then the session, and deny at the first identity that is not
+    /// listed; so the caller is exempt only when every one of its identities is listed (for a role session:
+    /// its account, its role and its session ARN; for a user: its account and its ARN).
+    func exemptsFromDeny(_ principal: RequestPrincipal?) -> Bool {
         if self.everyone { return true }
         guard let principal else { return false }
         switch principal.kind.base {
-        case .service, .webIdentity, .canonicalUser:
-            return self.positiveMatch(principal) == .exact
-        case .account:
+        case .service, .webIdentity, .canonicalUser, .account:
             return self.positiveMatch(principal) == .exact
         case .assumedRole:
             guard let account = principal.accountId, let roleArn = principal.roleArn else { return false }
             return self.accounts.contains(account) && self.arns.contains(roleArn) && self.arns.contains(principal.arn)
-        case .iamUser:
-            guard let account = principal.accountId else { return false }
-            return self.accounts.contains(account) && self.arns.contains(principal.arn)
-        case .federatedUser:
+        case .iamUser, .federatedUser:
             guard let account = principal.accountId else { return false }
             return self.accounts.contains(account) && self.arns.contains(principal.arn)
         }
     }
 
-    /// How the element applies to the caller, honouring negation.
-    func match(_ principal: RequestPrincipal?) -> PrincipalMatch {
+    /// Whether a `NotPrincipal` + `Allow` statement leaves the caller out: it does when the element lists
+    /// *any* of the caller's identities (its session, role, user or account), since AWS may check any of
+    /// them and a statement that grants must not reach a caller its author excluded.
+    func excludesFromAllow(_ principal: RequestPrincipal?) -> Bool {
+        self.positiveMatch(principal) != .none
+    }
+
+    /// Whether a `NotPrincipal` element leaves the caller out of a statement with `effect`.
+    func excludes(_ principal: RequestPrincipal?, effect: Effect) -> Bool {
+        effect == .deny ? self.exemptsFromDeny(principal) : self.excludesFromAllow(principal)
+    }
+
+    /// How the element applies to the caller in a statement with `effect`, honouring negation.
+    func match(_ principal: RequestPrincipal?, effect: Effect) -> PrincipalMatch {
         if self.negated {
-            return self.excludes(principal) ? .none : .exact
+            return self.excludes(principal, effect: effect) ? .none : .exact
         }
         return self.positiveMatch(principal)
+    }
+
+    /// The caller's identities that a `Principal` element can name, each with whether this element lists
+    /// it and whether a `Deny` exemption needs it listed (see ``exemptsFromDeny(_:)``), for explanations.
+    func identities(of principal: RequestPrincipal) -> [(name: String, listed: Bool, neededForDeny: Bool)] {
+        var identities: [(name: String, listed: Bool, neededForDeny: Bool)] = []
+        if principal.kind.base != .account, let account = principal.accountId {
+            identities.append(("account \(account)", self.accounts.contains(account), true))
+        }
+        if let roleArn = principal.roleArn {
+            identities.append(("role '\(roleArn)'", self.arns.contains(roleArn), true))
+        }
+        if let userArn = principal.userArn {
+            identities.append(("user '\(userArn)'", self.arns.contains(userArn), false))
+        }
+        let own: String
+        switch principal.kind.base {
+        case .assumedRole: own = "session"
+        case .iamUser: own = "user"
+        case .federatedUser: own = "federated user"
+        case .account: own = "account"
+        case .service: own = "service"
+        case .webIdentity: own = "identity provider"
+        case .canonicalUser: own = "canonical user"
+        }
+        identities.append(("\(own) '\(principal.arn)'", self.everyone || self.positiveMatch(principal) == .exact, true))
+        return identities
     }
 }

@@ -57,12 +57,24 @@ package struct TransportResponse: Sendable {
 package enum HTTPTransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The body was longer than the caller allows.
     case bodyTooLong(status: Int, limit: Int)
+    /// No whole answer came within the exchange's time-out.
+    case timedOut(after: Duration)
 
     package var description: String {
         switch self {
         case .bodyTooLong(let status, let limit):
             return "answered HTTP \(status) with a body longer than \(limit) bytes"
+        case .timedOut(let after):
+            return "did not answer within \(Self.describe(after))"
         }
+    }
+
+    /// A duration for a person: `15 s`, `1.5 s`, `250 ms`.
+    package static func describe(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        if milliseconds < 1000 { return "\(milliseconds) ms" }
+        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) s" }
+        return "\(Double(milliseconds) / 1000) s"
     }
 }
 
@@ -77,7 +89,8 @@ package protocol HTTPTransport: Sendable {
     ///   - maximumBodyBytes: Longer bodies are refused.
     ///   - logger: Where to log.
     /// - Returns: The answer, whatever its status.
-    /// - Throws: ``HTTPTransportError/bodyTooLong(status:limit:)`` for an oversized body; any other
+    /// - Throws: ``HTTPTransportError/bodyTooLong(status:limit:)`` for an oversized body,
+    ///   ``HTTPTransportError/timedOut(after:)`` when no whole answer came within `timeout`; any other
     ///   error means the exchange failed.
     func send(_ request: TransportRequest, timeout: Duration, maximumBodyBytes: Int, logger: Logger) async throws -> TransportResponse
 }

@@ -16,6 +16,10 @@ extension STSClient {
         public var retry: Retry
         /// How long one attempt (sending the request and reading the answer) may take.
         public var timeout: Duration
+        /// How long a whole call may take, every attempt and the waits between them included: an
+        /// attempt gets at most what is left, and no retry starts whose wait would pass it. 15 seconds
+        /// by default, so an STS that accepts connections and never answers fails the call in 15 s.
+        public var deadline: Duration
 
         /// Creates a configuration.
         /// - Parameters:
@@ -23,17 +27,23 @@ extension STSClient {
         ///   - endpoint: An endpoint URL that overrides the environment and the regional default.
         ///   - retry: How transient failures are retried.
         ///   - timeout: How long one attempt may take.
+        ///   - deadline: How long a whole call may take, retries included.
         public init(
             region: String? = nil,
             endpoint: String? = nil,
             retry: Retry = Retry(),
-            timeout: Duration = .seconds(30)
+            timeout: Duration = .seconds(30),
+            deadline: Duration = Self.defaultDeadline
         ) {
             self.region = region
             self.endpoint = endpoint
             self.retry = retry
             self.timeout = timeout
+            self.deadline = deadline
         }
+
+        /// The default ``deadline``: 15 seconds.
+        public static let defaultDeadline: Duration = .seconds(15)
 
         /// Jittered exponential backoff for transient failures (throttling, `IDPCommunicationError`,
         /// 5xx answers, broken connections), with ``STSRetryDefaults``.

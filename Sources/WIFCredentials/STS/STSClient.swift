@@ -79,6 +79,9 @@ public struct STSClient: Sendable {
         if configuration.timeout <= .zero {
             throw .invalidConfiguration("STS timeout is \(configuration.timeout); it must be positive")
         }
+        if configuration.deadline <= .zero {
+            throw .invalidConfiguration("STS deadline is \(configuration.deadline); it must be positive")
+        }
         let (region, endpoint) = try configuration.resolve(environment: environment)
         self.configuration = configuration
         self.region = region
@@ -114,9 +117,13 @@ public struct STSClient: Sendable {
         var token = try await self.currentToken(from: tokenSource, logger: logger)
         var attempt = 1
         var reloadedToken = false
+        let deadline = CallDeadline(self.configuration.deadline, timeSource: self.timeSource)
         while true {
             do {
-                return try await self.send(request, token: token, attempt: attempt, logger: logger)
+                guard let timeout = deadline.timeout(forAttempt: self.configuration.timeout) else {
+                    throw WIFCredentialsError.network(deadline.exhausted(by: "STS at \(self.endpoint.absoluteString)", attempts: attempt - 1))
+                }
+                return try await self.send(request, token: token, attempt: attempt, timeout: timeout, logger: logger)
             } catch let error as WIFCredentialsError {
                 switch error.recovery {
                 case .reloadTokenAndRetryOnce where !reloadedToken:
@@ -128,6 +135,10 @@ public struct STSClient: Sendable {
                     token = try await self.refreshedToken(from: tokenSource, replacing: token, logger: logger)
                 case .retryWithBackoff where attempt < self.configuration.retry.maxAttempts:
                     let delay = self.configuration.retry.delay(beforeRetry: attempt, jitter: self.jitter())
+                    guard deadline.allows(waiting: delay) else {
+                        logger.debug("STS call failed; no time is left for a retry", metadata: Self.metadata(error, attempt: attempt))
+                        throw error
+                    }
                     var metadata = Self.metadata(error, attempt: attempt)
                     metadata["wif.sts.retry_delay"] = "\(delay)"
                     logger.debug("STS call failed transiently; retrying", metadata: metadata)
@@ -222,6 +233,7 @@ extension STSClient {
         _ request: AssumeRoleWithWebIdentityRequest,
         token: WebIdentityToken,
         attempt: Int,
+        timeout: Duration,
         logger: Logger
     ) async throws -> AssumeRoleWithWebIdentityResult {
         let httpRequest = TransportRequest(
@@ -245,12 +257,14 @@ extension STSClient {
         do {
             response = try await self.transport.send(
                 httpRequest,
-                timeout: self.configuration.timeout,
+                timeout: timeout,
                 maximumBodyBytes: Self.maximumResponseBytes,
                 logger: logger
             )
         } catch let error as WIFCredentialsError {
             throw error
+        } catch HTTPTransportError.timedOut(let after) {
+            throw WIFCredentialsError.network("STS at \(self.endpoint.absoluteString) did not answer within \(HTTPTransportError.describe(after))")
         } catch let error as HTTPTransportError {
             throw WIFCredentialsError.malformedResponse("STS \(error)")
         } catch {

@@ -142,6 +142,7 @@ let package = Package(
         .target(
             name: "WIFFileStore",
             dependencies: [
+                "WIFFoundation",
                 "WIFHTTP",
                 "WIFCredentials",
                 "S3Partition",
@@ -152,9 +153,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // What only a terminal program needs and its tests check without running one: the progress bar.
+        // What only a terminal program needs and its tests check without running one: the progress bar and
+        // text for a person with every value escaped.
         .target(
             name: "WIFTerminal",
+            dependencies: ["WIFFoundation"],
             swiftSettings: swiftSettings
         ),
         .target(name: "CWIFMemory"),

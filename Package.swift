@@ -109,6 +109,7 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -142,6 +143,7 @@ let package = Package(
         .target(
             name: "WIFFileStore",
             dependencies: [
+                "WIFFoundation",
                 "WIFHTTP",
                 "WIFCredentials",
                 "S3Partition",
@@ -152,9 +154,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // What only a terminal program needs and its tests check without running one: the progress bar.
+        // What only a terminal program needs and its tests check without running one: the progress bar and
+        // text for a person with every value escaped.
         .target(
             name: "WIFTerminal",
+            dependencies: ["WIFFoundation"],
             swiftSettings: swiftSettings
         ),
         .target(name: "CWIFMemory"),

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import WIFFoundation
 
 #if canImport(Glibc)
 import Glibc
@@ -51,7 +52,8 @@ package final class ProgressBar: Sendable {
         now: @escaping @Sendable () -> Duration,
         output: @escaping @Sendable (String) -> Void
     ) {
-        self.state = Mutex(State(total: total, label: label))
+        // The label is usually a name from the bucket: escaped so it cannot control the terminal.
+        self.state = Mutex(State(total: total, label: PrintableText.escaping(label)))
         self.enabled = enabled
         self.now = now
         self.start = now()
@@ -88,7 +90,8 @@ package final class ProgressBar: Sendable {
 
     /// Changes the label, such as when a recursive transfer moves to the next file.
     package func relabel(_ label: String) {
-        self.state.withLock { $0.label = label }
+        let escaped = PrintableText.escaping(label)
+        self.state.withLock { $0.label = escaped }
     }
 
     /// Ends the bar: draws the final state and a line break if the bar was ever drawn.

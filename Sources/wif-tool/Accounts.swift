@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WIFCredentials
 import WIFFileStore
+import WIFTerminal
 
 extension WIFTool {
     /// `wif-tool accounts`: the OpenID Connect sign-ins kept in the encrypted store.
@@ -66,13 +67,12 @@ extension WIFTool {
                     printOut("No accounts; sign in with 'wif-tool login --issuer URL --client-id ID'.\n")
                     return
                 }
-                var text = ""
-                for row in rows {
-                    let marker = row.isDefault ? "* " : "  "
+                let lines: [TerminalText] = rows.map { row in
+                    let marker: TerminalText = row.isDefault ? "* " : "  "
                     let expiry = (row.idTokenExpired ? "expired " : "expires ") + row.idTokenExpiration.formatted(.iso8601)
-                    text += "\(marker)\(row.name)  \(row.issuer)  \(row.subject ?? "-")  ID token \(expiry)\n"
+                    return "\(marker)\(row.name)  \(row.issuer)  \(row.subject ?? "-")  ID token \(expiry)"
                 }
-                printOut(text)
+                printOut(.lines(lines))
             }
         }
     }

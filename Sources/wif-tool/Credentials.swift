@@ -55,7 +55,7 @@ extension WIFTool {
                 )
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                printOut(String(decoding: try encoder.encode(output), as: UTF8.self) + "\n")
+                printRaw(String(decoding: try encoder.encode(output), as: UTF8.self) + "\n")
             }
         }
 

@@ -90,7 +90,7 @@ final class DemoRecorder: @unchecked Sendable {
         }
         guard !self.json else { return }
         let mark = ok ? "ok" : "UNEXPECTED"
-        printOut(String(format: "%2d. ", step.step) + "\(actor): \(action)\n    expected: \(expected)\n    \(mark): \(outcome)\n")
+        printRaw(String(format: "%2d. ", step.step) + "\(actor): \(action)\n    expected: \(expected)\n    \(mark): \(outcome)\n")
     }
 }
 

@@ -182,7 +182,7 @@ extension WIFTool.Engine.CephRGW {
                 if self.options.json {
                     try printJSON(output)
                 } else {
-                    printOut(Self.text(output, plan: plan, gateway: gateway))
+                    printRaw(Self.text(output, plan: plan, gateway: gateway))
                 }
             }
         }

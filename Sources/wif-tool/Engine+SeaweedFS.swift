@@ -135,7 +135,7 @@ extension WIFTool.Engine.SeaweedFS {
                 if self.options.json {
                     try printJSON(output)
                 } else {
-                    printOut(Self.text(output, endpoint: endpoint))
+                    printRaw(Self.text(output, endpoint: endpoint))
                 }
             }
         }

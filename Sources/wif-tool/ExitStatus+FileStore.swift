@@ -2,6 +2,7 @@ import Foundation
 import S3Partition
 import WIFFileStore
 import WIFLocal
+import WIFTerminal
 
 /// Runs a file-store command body, turning library errors into one-line messages with the documented
 /// exit status.
@@ -83,11 +84,11 @@ extension SecretStore.Interaction {
         Self(
             askPassphrase: { question in
                 switch question {
-                case .existing(let file): return try PassphrasePrompt.ask("Passphrase for \(file.path): ")
+                case .existing(let file): return try PassphrasePrompt.ask(("Passphrase for \(file.path): " as TerminalText).description)
                 case .new(let file): return try PassphrasePrompt.askNew(for: file.path)
                 }
             },
-            notice: { notice in FileHandle.standardError.write(Data("note: \(notice)\n".utf8)) })
+            notice: { notice in printError("note: \(notice)\n") })
     }
 }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WIFCredentials
 import WIFFileStore
+import WIFTerminal
 
 /// The documented exit codes of `wif-tool`.
 enum ExitStatus: Int32 {
@@ -67,13 +68,24 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
         } else {
             message = String(describing: error)
         }
-        FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+        // Messages may list problems one a line; everything else in them is escaped.
+        printError("error: \(TerminalText.lines(of: message))\n")
         throw ExitStatus.classify(error).exitCode
     }
 }
 
-/// Writes text to standard output.
-func printOut(_ text: String) {
+/// Writes text for a person to standard output; its interpolated values are escaped.
+func printOut(_ text: TerminalText) {
+    FileHandle.standardOutput.write(Data(text.description.utf8))
+}
+
+/// Writes text for a person to standard error; its interpolated values are escaped.
+func printError(_ text: TerminalText) {
+    FileHandle.standardError.write(Data(text.description.utf8))
+}
+
+/// Writes text exactly as given to standard output: JSON, tokens, URLs and bodies that programs read.
+func printRaw(_ text: String) {
     FileHandle.standardOutput.write(Data(text.utf8))
 }
 
@@ -82,5 +94,5 @@ func printJSON(_ value: some Encodable) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     encoder.dateEncodingStrategy = .iso8601
-    printOut(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
+    printRaw(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
 }

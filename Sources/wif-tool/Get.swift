@@ -30,6 +30,12 @@ extension WIFTool {
                 verified (length, ETag or checksum), so the destination is either the whole file or \
                 untouched, even when the command is killed. Large objects arrive as parallel ranges.
 
+                get --recursive checks every name before writing anything. A name the name rules refuse, \
+                or whose place in DIR is a symbolic link, a folder or a file's name, is reported on its \
+                own 'error:' line and skipped; the other files are downloaded, then the command fails \
+                with the first refusal's status. Folders below DIR are made and opened one by one \
+                without following symbolic links, so nothing is written outside DIR.
+
                 Exit status: 0 downloaded; 3 not signed in, the sign-in expired, or the store's passphrase or key file is wrong; 4 access denied; 5 no \
                 such file; 6 a local file cannot be written; 7 network, service or verification failure; \
                 8 the encrypted store is damaged or from a newer wif-tool; 64 a refused name or bad options.
@@ -67,10 +73,21 @@ extension WIFTool {
             var eTag: String?
         }
 
+        /// A file of a recursive download that was not written, and why.
+        struct Refused: Encodable {
+            var name: String
+            var reason: String
+            /// The exit status it calls for: 64 for a refused name, 6 for a local path.
+            var status: ExitStatus
+
+            enum CodingKeys: String, CodingKey { case name, reason }
+        }
+
         struct Output: Encodable {
             var bucket: String
             var prefix: String
             var downloaded: [Downloaded]
+            var refused: [Refused]?
         }
 
         func run() async throws {
@@ -81,12 +98,20 @@ extension WIFTool {
                 defer { staging.cleanUp() }
                 let result = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger()) { files in
                     let plan: [Item]
+                    let folder: DownloadFolder?
+                    var refused: [Refused]?
                     if self.recursive {
-                        plan = try await self.folderPlan(files)
+                        let batch = try await self.folderPlan(files)
+                        plan = batch.items
+                        folder = batch.folder
+                        refused = batch.refused
+                        for entry in batch.refused { printError("error: not downloaded: \(entry.name): \(entry.reason)\n") }
                     } else {
                         if !self.key { _ = try files.bucket.key(for: self.name) }
                         plan = [Item(name: self.name, path: try Self.destination(for: self.name, output: self.output), size: nil)]
+                        folder = nil
                     }
+                    defer { folder?.cleanUp() }
                     // One bar for all the files: the name of a single one (its size comes with the
                     // answer), else how many and their listed sizes.
                     let label = plan.count == 1 ? plan[0].name : "\(plan.count) files"
@@ -97,7 +122,11 @@ extension WIFTool {
                     var downloaded: [Downloaded] = []
                     let announces = !self.options.json && !self.store.quiet
                     try await FileBatch.run(plan, width: self.jobs) { index, item in
-                        let staged = staging.stagingPath(for: item.path)
+                        // In a folder, every folder below it is made and opened without following links,
+                        // and the file is renamed into the opened one.
+                        var destination: DownloadFolder.Destination?
+                        if let folder, let relative = item.relative { destination = try folder.destination(for: relative) }
+                        let staged = try folder?.stagingPath(using: staging) ?? staging.stagingPath(for: item.path)
                         let handler: TransferProgressHandler = { update in
                             if plan.count == 1, let total = update.totalBytes { bar.update(bytes: update.bytesTransferred, total: total) }
                             progress.update(file: index, transferred: update.bytesTransferred)
@@ -111,7 +140,11 @@ extension WIFTool {
                                 try await files.bucket.get(item.name, toFile: staged, progress: handler, logger: files.logger)
                             }
                         }
-                        try staging.finish(staged: staged, destination: item.path)
+                        if let destination {
+                            try destination.moveIn(from: staged)
+                        } else {
+                            try staging.finish(staged: staged, destination: item.path)
+                        }
                         return Downloaded(name: item.name, path: item.path, size: metadata.contentLength, eTag: metadata.eTag)
                     } deliver: { _, entry in
                         if announces {
@@ -122,9 +155,14 @@ extension WIFTool {
                         downloaded.append(entry)
                     }
                     progress.finish()
-                    return Output(bucket: files.session.bucket, prefix: files.session.prefix, downloaded: downloaded)
+                    return Output(bucket: files.session.bucket, prefix: files.session.prefix, downloaded: downloaded, refused: refused)
                 }
                 if self.options.json { try printJSON(result) }
+                if let refused = result.refused, let first = refused.first {
+                    let total = refused.count + result.downloaded.count
+                    throw CommandFailure(
+                        status: first.status, message: "\(refused.count) of \(total) files were not downloaded (see above); the others were")
+                }
             }
         }
 
@@ -148,36 +186,47 @@ extension WIFTool {
             return URL(fileURLWithPath: output).path
         }
 
-        /// A file to download: its name, destination and listed size.
+        /// A file to download: its name, destination and listed size; in a recursive download, its
+        /// path below the output folder.
         struct Item: Sendable {
             var name: String
             var path: String
             var size: Int64?
+            var relative: String?
         }
 
-        /// The files under the prefix and their destinations below the output folder.
-        private func folderPlan(_ files: SignedInStore) async throws -> [Item] {
-            let folder = URL(fileURLWithPath: self.output ?? FileManager.default.currentDirectoryPath, isDirectory: true)
+        /// The files under the prefix, their places below the opened output folder, and those refused
+        /// (by the name rules, or because of what is already in the folder): all checked before
+        /// anything is written, so no folder is made for a refused file.
+        private func folderPlan(_ files: SignedInStore) async throws -> (items: [Item], folder: DownloadFolder, refused: [Refused]) {
             let base = self.name.lastIndex(of: "/").map { String(self.name[...$0]) } ?? ""
-            var plan: [Item] = []
+            var listed: [(name: String, relative: String, size: Int64)] = []
             for try await object in try files.bucket.list(prefix: self.name, logger: files.logger).objects {
                 guard !object.name.hasSuffix("/") else { continue }
-                let relative = String(object.name.dropFirst(base.count))
-                plan.append(Item(name: object.name, path: folder.appendingPathComponent(relative).path, size: object.size))
+                listed.append((object.name, String(object.name.dropFirst(base.count)), object.size))
             }
-            guard !plan.isEmpty else {
+            guard !listed.isEmpty else {
                 throw CommandFailure(
                     status: .notFound, message: self.name.isEmpty ? "your folder is empty" : "no files have names starting with '\(self.name)'")
             }
-            for item in plan {
-                let parent = URL(fileURLWithPath: item.path).deletingLastPathComponent()
-                do {
-                    try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            let folder = try DownloadFolder(path: URL(fileURLWithPath: self.output ?? FileManager.default.currentDirectoryPath).path)
+            let local = folder.refusals(of: listed.map(\.relative))
+            var items: [Item] = []
+            var refused: [Refused] = []
+            for (entry, localReason) in zip(listed, local) {
+                do throws(S3Error) {
+                    _ = try files.bucket.key(for: entry.name)
                 } catch {
-                    throw CommandFailure(status: .io, message: "cannot create folder \(parent.path): \(error.localizedDescription)")
+                    refused.append(Refused(name: entry.name, reason: error.message, status: ExitStatus.classify(s3: error)))
+                    continue
                 }
+                if let localReason {
+                    refused.append(Refused(name: entry.name, reason: localReason, status: .io))
+                    continue
+                }
+                items.append(Item(name: entry.name, path: folder.path(of: entry.relative), size: entry.size, relative: entry.relative))
             }
-            return plan
+            return (items, folder, refused)
         }
     }
 }

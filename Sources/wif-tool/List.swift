@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import S3Partition
 import WIFFileStore
+import WIFTerminal
 
 extension WIFTool {
     /// `wif-tool list`: the names in the signed-in user's folder.
@@ -59,19 +60,21 @@ extension WIFTool {
                 } else if self.long {
                     printOut(Self.longListing(output.objects))
                 } else {
-                    printOut(output.objects.map { $0.name + "\n" }.joined())
+                    printOut(.lines(output.objects.map { "\($0.name)" }))
                 }
             }
         }
 
-        /// `SIZE  TIME  NAME` lines, sizes right-aligned.
-        static func longListing(_ entries: [Entry]) -> String {
+        /// `SIZE  TIME  NAME` lines, sizes right-aligned, names escaped.
+        static func longListing(_ entries: [Entry]) -> TerminalText {
             let width = entries.map { String($0.size).count }.max() ?? 0
-            return entries.map { entry in
-                let size = String(entry.size)
-                let time = entry.lastModified.map { $0.formatted(.iso8601) } ?? "-"
-                return String(repeating: " ", count: width - size.count) + size + "  " + time + "  " + entry.name + "\n"
-            }.joined()
+            return .lines(
+                entries.map { entry in
+                    let size = String(entry.size)
+                    let time = entry.lastModified.map { $0.formatted(.iso8601) } ?? "-"
+                    let padding = TerminalText(stringLiteral: String(repeating: " ", count: width - size.count))
+                    return "\(padding)\(size)  \(time)  \(entry.name)"
+                })
         }
     }
 }

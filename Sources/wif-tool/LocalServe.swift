@@ -67,9 +67,9 @@ extension WIFTool.Local {
                             let encoder = JSONEncoder()
                             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                             let line = (try? encoder.encode(ready)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-                            printOut(line + "\n")
+                            printRaw(line + "\n")
                         } else {
-                            printOut(endpoint.url + "\n")
+                            printRaw(endpoint.url + "\n")
                         }
                     }
                 } catch let error as LocalStackError {

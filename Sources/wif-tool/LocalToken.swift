@@ -108,7 +108,7 @@ extension WIFTool.Local {
                     throw CommandFailure(status: .io, message: error.message)
                 }
                 guard self.options.json else {
-                    printOut(issued.token + "\n")
+                    printRaw(issued.token + "\n")
                     return
                 }
                 let output = Output(
@@ -123,7 +123,7 @@ extension WIFTool.Local {
                 )
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-                printOut(String(decoding: try encoder.encode(output), as: UTF8.self) + "\n")
+                printRaw(String(decoding: try encoder.encode(output), as: UTF8.self) + "\n")
             }
         }
     }

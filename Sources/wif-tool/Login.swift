@@ -4,6 +4,7 @@ import S3Partition
 import WIFCredentials
 import WIFFileStore
 import WIFLocal
+import WIFTerminal
 
 extension WIFTool {
     /// `wif-tool login`: trade a web-identity token for temporary credentials and keep the sign-in.
@@ -131,7 +132,7 @@ extension WIFTool {
                 if self.options.json {
                     try printJSON(summary)
                 } else {
-                    printOut("Signed in as \(session.subject) (\(session.provider)).\n" + summary.text)
+                    printOut("Signed in as \(session.subject) (\(session.provider)).\n\(TerminalText.table(summary.rows))")
                 }
             }
         }

@@ -170,13 +170,13 @@ extension WIFTool.Policy {
                 if self.options.json {
                     var object = Self.decisionObject(decision)
                     object.add("explanation", json: explanation.json(pretty: false))
-                    printOut(object.text + "\n")
+                    printRaw(object.text + "\n")
                 } else {
-                    printOut("\(PolicyInputs.name(decision.outcome))\n\(explanation.text)\n")
+                    printRaw("\(PolicyInputs.name(decision.outcome))\n\(explanation.text)\n")
                 }
             } else {
                 decision = simulator.decide(request)
-                printOut((self.options.json ? Self.decisionObject(decision).text : PolicyInputs.name(decision.outcome)) + "\n")
+                printRaw((self.options.json ? Self.decisionObject(decision).text : PolicyInputs.name(decision.outcome)) + "\n")
             }
 
             if let expect, let expected = PolicyInputs.outcome(expect), expected != decision.outcome {
@@ -219,7 +219,7 @@ extension WIFTool.Policy {
                 }
             }
             output += "\(passed) passed, \(failed) failed\n"
-            printOut(output)
+            printRaw(output)
             if failed > 0 { throw ExitStatus.failure.exitCode }
         }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PolicyEngine
+import WIFTerminal
 
 extension WIFTool.Policy {
     /// `wif-tool policy validate`: every error and warning of policy files, with JSON paths.
@@ -69,7 +70,7 @@ extension WIFTool.Policy {
                         bytes = try PolicyInputs.read(file)
                     } catch {
                         unreadable = true
-                        FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+                        printError("error: \(error.message)\n")
                         reports.append(FileReport(
                             file: file, kind: nil, valid: false, errors: 0, warnings: 0, diagnostics: [],
                             readError: error.message))
@@ -89,7 +90,7 @@ extension WIFTool.Policy {
                     let report = Report(files: reports, errors: errors, warnings: reports.reduce(0) { $0 + $1.warnings })
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-                    printOut(String(decoding: try encoder.encode(report), as: UTF8.self) + "\n")
+                    printRaw(String(decoding: try encoder.encode(report), as: UTF8.self) + "\n")
                 }
                 if unreadable { throw ExitStatus.io.exitCode }
                 if reports.contains(where: { !$0.valid }) { throw ExitStatus.failure.exitCode }
@@ -109,7 +110,7 @@ extension WIFTool.Policy {
             } else {
                 text += "\(file): invalid \(what), \(count(result.errors.count, "error")), \(count(result.warnings.count, "warning"))"
             }
-            printOut(text + "\n")
+            printRaw(text + "\n")
         }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import S3Partition
 import WIFFileStore
+import WIFFoundation
 
 extension WIFTool {
     /// `wif-tool rm`: delete files from the signed-in user's folder.
@@ -72,7 +73,7 @@ extension WIFTool {
                 }
                 if self.options.json { try printJSON(output) }
                 if !output.missing.isEmpty && !self.force {
-                    let list = output.missing.map { "'\($0)'" }.joined(separator: ", ")
+                    let list = output.missing.map { "'\(PrintableText.escaping($0))'" }.joined(separator: ", ")
                     throw CommandFailure(status: .notFound, message: "no file named \(list) in your folder")
                 }
             }

@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import WIFCredentials
+import WIFTerminal
 
 extension WIFTool {
     /// `wif-tool request`: send (or show) a SigV4-signed request.
@@ -84,7 +85,7 @@ extension WIFTool {
                 let payload: SigV4Signer.Payload = body.map { .bytes($0) } ?? .empty
 
                 if let expires = self.presign {
-                    printOut(try signer.presign(request, payload: nil, date: signingDate, expires: expires) + "\n")
+                    printRaw(try signer.presign(request, payload: nil, date: signingDate, expires: expires) + "\n")
                     return
                 }
                 try signer.sign(&request, payload: payload, date: signingDate)
@@ -118,13 +119,13 @@ extension WIFTool {
                 }
                 let object: [String: Any] = ["method": request.method, "url": request.urlString, "headers": headers]
                 if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) {
-                    printOut(String(decoding: data, as: UTF8.self) + "\n")
+                    printRaw(String(decoding: data, as: UTF8.self) + "\n")
                 }
                 return
             }
             var text = "\(request.method) \(request.urlString)\n"
             for header in request.headers { text += "\(header.name): \(header.value)\n" }
-            printOut(text)
+            printRaw(text)
         }
 
         private func send(_ request: SigV4Request, body: [UInt8]?) async throws {
@@ -151,12 +152,12 @@ extension WIFTool {
                     "body": String(decoding: collected.readableBytesView, as: UTF8.self),
                 ]
                 let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-                printOut(String(decoding: data, as: UTF8.self) + "\n")
+                printRaw(String(decoding: data, as: UTF8.self) + "\n")
             } else {
                 if self.include {
                     var head = "HTTP/\(response.version.major).\(response.version.minor) \(response.status.code) \(response.status.reasonPhrase)\n"
                     for (name, value) in response.headers { head += "\(name): \(value)\n" }
-                    printOut(head + "\n")
+                    printRaw(head + "\n")
                 }
                 for try await buffer in response.body {
                     do {
@@ -168,7 +169,7 @@ extension WIFTool {
                 }
             }
             if !(200..<300).contains(response.status.code) {
-                FileHandle.standardError.write(Data("error: HTTP \(response.status.code) \(response.status.reasonPhrase)\n".utf8))
+                printError("error: HTTP \(response.status.code) \(response.status.reasonPhrase)\n")
                 throw ExitStatus.failure.exitCode
             }
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WIFFileStore
+import WIFTerminal
 
 extension WIFTool {
     /// `wif-tool whoami`: show the stored sign-in.
@@ -32,7 +33,7 @@ extension WIFTool {
                 if self.options.json {
                     try printJSON(summary)
                 } else {
-                    printOut(summary.text)
+                    printOut(.table(summary.rows))
                 }
             }
         }

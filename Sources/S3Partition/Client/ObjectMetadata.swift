@@ -155,7 +155,7 @@ public struct PutObjectOptions: Sendable, Hashable {
         var headers: [(name: String, value: String)] = []
         let contentType = self.contentType ?? "application/octet-stream"
         guard Self.isHeaderValue(contentType) else {
-            throw .invalidArgument("content type '\(S3Error.printable(contentType))' must be printable ASCII", bucket: bucket, key: key)
+            throw .invalidArgument("content type '\(PrintableText.escaping(contentType))' must be printable ASCII", bucket: bucket, key: key)
         }
         headers.append(("Content-Type", contentType))
         for (name, value) in self.metadata.sorted(by: { $0.key < $1.key }) {
@@ -165,7 +165,7 @@ public struct PutObjectOptions: Sendable, Hashable {
             }
             guard nameIsValid else {
                 throw .invalidArgument(
-                    "metadata name '\(S3Error.printable(name))' must be letters, digits, '-' or '_'", bucket: bucket, key: key)
+                    "metadata name '\(PrintableText.escaping(name))' must be letters, digits, '-' or '_'", bucket: bucket, key: key)
             }
             guard Self.isHeaderValue(value) else {
                 throw .invalidArgument("metadata '\(name)' must have a printable ASCII value", bucket: bucket, key: key)

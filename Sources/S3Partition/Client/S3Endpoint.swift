@@ -1,5 +1,6 @@
 import Foundation
 import WIFCredentials
+import WIFFoundation
 
 /// The S3 endpoint a client sends to, resolved once from its configuration and environment.
 public struct S3Endpoint: Sendable, Hashable, CustomStringConvertible {
@@ -212,7 +213,7 @@ package enum S3BucketName {
             let shown = bucket.count > 64 ? String(bucket.prefix(64)) + "…" : bucket
             throw S3Error(
                 code: .invalidBucketName,
-                message: "bucket name '\(S3Error.printable(shown))' must be 1-255 letters, digits, '.', '-' or '_'")
+                message: "bucket name '\(PrintableText.escaping(shown))' must be 1-255 letters, digits, '.', '-' or '_'")
         }
     }
 

@@ -1,4 +1,5 @@
 import WIFCredentials
+import WIFFoundation
 
 /// An error raised by S3Partition: an error S3 answered with, or a failure on this side (a refused
 /// name, a broken connection, a download that failed verification, a local file that could not be
@@ -201,24 +202,10 @@ public struct S3Error: Error, Sendable, Hashable, CustomStringConvertible {
         var details: [String] = []
         if let httpStatus { details.append("HTTP \(httpStatus)") }
         if let bucket { details.append("bucket '\(bucket)'") }
-        if let key { details.append("key '\(Self.printable(key))'") }
+        if let key { details.append("key '\(PrintableText.escaping(key))'") }
         if let requestId, !requestId.isEmpty { details.append("request id \(requestId)") }
         if !details.isEmpty { text += " (" + details.joined(separator: ", ") + ")" }
         return text
-    }
-
-    /// `text` with control characters written as `\u{…}` escapes, so names never disturb a terminal.
-    static func printable(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            if NameRules.isControl(scalar) {
-                result += "\\u{" + String(scalar.value, radix: 16) + "}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
     }
 }
 

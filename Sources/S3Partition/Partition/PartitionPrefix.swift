@@ -1,3 +1,5 @@
+import WIFFoundation
+
 /// The key prefix that holds one user's objects in a shared bucket, such as `1001/` or
 /// `facebook/1001/`, built from a template and the user's id.
 ///
@@ -95,7 +97,7 @@ public struct PartitionPrefix: Sendable, Hashable, CustomStringConvertible {
         func fail(_ rule: NameRule, _ detail: String? = nil) -> S3Error {
             S3Error(
                 code: .invalidPrefixTemplate,
-                message: "partition prefix template '\(S3Error.printable(template))' is refused: it \(rule)"
+                message: "partition prefix template '\(PrintableText.escaping(template))' is refused: it \(rule)"
                     + (detail.map { " (\($0))" } ?? ""),
                 nameRule: rule)
         }
@@ -125,14 +127,14 @@ public struct PartitionPrefix: Sendable, Hashable, CustomStringConvertible {
         let shown = userId.count > 64 ? String(userId.prefix(64)) + "…" : userId
         return S3Error(
             code: .invalidUserId,
-            message: "user id '\(S3Error.printable(shown))' cannot make a partition prefix: it \(rule)"
+            message: "user id '\(PrintableText.escaping(shown))' cannot make a partition prefix: it \(rule)"
                 + (detail.map { " (\($0))" } ?? ""),
             nameRule: rule)
     }
 
     static func nameError(_ name: String, _ rule: NameRule, prefixBytes: Int, what: String = "name") -> S3Error {
         let shown = name.count > 80 ? String(name.prefix(80)) + "…" : name
-        var message = "\(what) '\(S3Error.printable(shown))' is refused: it \(rule)"
+        var message = "\(what) '\(PrintableText.escaping(shown))' is refused: it \(rule)"
         if rule == .tooLong {
             message += " (the prefix takes \(prefixBytes) bytes and the \(what) \(name.utf8.count))"
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WIFFoundation
 import WIFHTTP
 
 /// One user's private folder in a shared bucket: objects are addressed by name, and every name maps
@@ -299,7 +300,7 @@ public struct PartitionListing: AsyncSequence, Sendable {
 
         private func name(_ key: String) throws(S3Error) -> String {
             guard let name = self.prefix.name(forKey: key) else {
-                throw .malformedResponse("S3 listed '\(S3Error.printable(key))', which is outside the partition '\(self.prefix.value)'")
+                throw .malformedResponse("S3 listed '\(PrintableText.escaping(key))', which is outside the partition '\(self.prefix.value)'")
             }
             return name
         }

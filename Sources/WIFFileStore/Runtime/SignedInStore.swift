@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import S3Partition
 import WIFCredentials
+import WIFFoundation
 
 /// The signed-in user's folder, ready for requests: the stored session, credentials that renew
 /// themselves, and the partitioned bucket.
@@ -73,7 +74,7 @@ public struct SignedInStore: Sendable {
             return try await body()
         } catch let error as S3Error where [.accessDenied, .noSuchKey, .notFound].contains(error.code) {
             if (try? await self.exists(name)) == false {
-                throw FileStoreError(.noSuchFile, "no file named '\(name)' in your folder (s3://\(self.session.bucket)/\(self.session.prefix))")
+                throw FileStoreError(.noSuchFile, "no file named '\(PrintableText.escaping(name))' in your folder (s3://\(self.session.bucket)/\(self.session.prefix))")
             }
             throw error
         }

@@ -53,9 +53,9 @@ public struct SessionSummary: Encodable, Sendable {
         }
     }
 
-    /// Aligned `label  value` lines.
-    public var text: String {
-        var rows: [(String, String)] = [
+    /// The `label` and `value` of each line a person is shown, in order.
+    public var rows: [(label: String, value: String)] {
+        var rows: [(label: String, value: String)] = [
             ("account", self.account),
             ("endpoint", StoreRuntime.describe(target: self.endpoint)),
             ("provider", self.provider),
@@ -69,7 +69,13 @@ public struct SessionSummary: Encodable, Sendable {
         let expiry = self.credentialsExpiration.map { $0.formatted(.iso8601) } ?? "none"
         rows.append(("credentials", self.credentialsExpired ? "expired at \(expiry) (renewed on next use)" : "valid until \(expiry)"))
         rows.append(("token", self.tokenSource + (self.tokenExpiration.map { ", valid until \($0.formatted(.iso8601))" } ?? "")))
-        let width = rows.map(\.0.count).max() ?? 0
-        return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n") + "\n"
+        return rows
+    }
+
+    /// Aligned `label  value` lines, the values as they are (a terminal program escapes ``rows`` instead).
+    public var text: String {
+        let rows = self.rows
+        let width = rows.map(\.label.count).max() ?? 0
+        return rows.map { $0.label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.value }.joined(separator: "\n") + "\n"
     }
 }

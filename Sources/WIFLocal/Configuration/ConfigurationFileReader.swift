@@ -18,6 +18,7 @@ struct ConfigurationFileReader {
     private static let topLevelKeys = [
         "defaults", "host", "port", "issuer", "accountId", "region", "allowedClockSkew", "tokenLeeway",
         "adminCredentials", "providers", "externalIssuers", "buckets", "roles", "oauth", "oauthClients",
+        "connections",
     ]
 
     /// The configuration and how to name its elements in messages, or `nil` when the file's shape is wrong.
@@ -37,6 +38,7 @@ struct ConfigurationFileReader {
         }
         if let node = member("tokenLeeway"), let value = self.int(node, path: "tokenLeeway") { configuration.tokenLeeway = value }
         if let node = member("adminCredentials") { configuration.adminCredentials = self.adminCredentials(node) }
+        self.readConnections(member("connections"), into: &configuration)
 
         let defaults = LocalConfiguration.default(dataDirectory: dataDirectory)
         var labels = ConfigurationLabels(providers: [], externalIssuers: [], roles: [], buckets: [])

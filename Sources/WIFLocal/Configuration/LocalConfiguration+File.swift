@@ -8,7 +8,8 @@ import WIFFoundation
 /// (unless `"defaults": false`, which starts from nothing) and changes it:
 ///
 /// - scalars (`host`, `port`, `issuer`, `accountId`, `region`, `allowedClockSkew`, `tokenLeeway`,
-///   `adminCredentials`) replace the default; so do the lifetimes given in `oauth`;
+///   `adminCredentials`) replace the default; so do the lifetimes given in `oauth` and the limits given in
+///   `connections`;
 /// - `providers`, `buckets` and `roles` entries are matched by `name`: an entry with a new name is added,
 ///   an entry with the name of a default one changes only the fields it gives (`null` clears an optional
 ///   field); `oauthClients` entries likewise by `clientId`; `externalIssuers` entries are added;
@@ -119,6 +120,7 @@ extension LocalConfiguration {
             return members
         }))
         fields += self.oauthFileFields()
+        fields.append(self.connectionsFileField())
         out += fields.map { "  " + $0 }.joined(separator: ",\n")
         return out + "\n}\n"
     }

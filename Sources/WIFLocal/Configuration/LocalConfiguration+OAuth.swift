@@ -32,6 +32,8 @@ extension ConfigurationFileReader {
                 case "authorizationCodeLifetime": configuration.oauth.authorizationCodeLifetime = value
                 case "deviceCodeLifetime": configuration.oauth.deviceCodeLifetime = value
                 case "deviceInterval": configuration.oauth.deviceInterval = value
+                case "userCodeGuesses": configuration.oauth.userCodeGuesses = value
+                case "userCodeGuessWindow": configuration.oauth.userCodeGuessWindow = value
                 default: break
                 }
             }
@@ -84,6 +86,7 @@ extension LocalConfiguration {
     /// administrator's secret is.
     func oauthFileFields() -> [String] {
         let lifetimes = self.oauth.settings.map { "\(JSONWriter.quoted($0.name)): \($0.value)" }
+            + ["\"userCodeGuesses\": \(self.oauth.userCodeGuesses)"]
         let clients = Self.array(self.oauthClients.map { client in
             var members = ["\"clientId\": \(JSONWriter.quoted(client.clientId))"]
             if let secret = client.clientSecret { members.append("\"clientSecret\": \(JSONWriter.quoted(secret))") }
@@ -99,6 +102,10 @@ extension LocalConfiguration {
     func checkOAuth(labels: ConfigurationLabels, into problems: inout [String]) {
         for setting in self.oauth.settings where !setting.range.contains(setting.value) {
             problems.append("oauth.\(setting.name): must be \(setting.range.lowerBound) to \(setting.range.upperBound) seconds, not \(setting.value)")
+        }
+        let guesses = OAuth.userCodeGuessRange
+        if !guesses.contains(self.oauth.userCodeGuesses) {
+            problems.append("oauth.userCodeGuesses: must be \(guesses.lowerBound) to \(guesses.upperBound), not \(self.oauth.userCodeGuesses)")
         }
         var ids: [String: String] = [:]
         for (index, client) in self.oauthClients.enumerated() {

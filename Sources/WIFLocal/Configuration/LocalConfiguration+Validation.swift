@@ -33,6 +33,7 @@ extension LocalConfiguration {
         self.checkBuckets(labels: labels, checkingPolicies: checkingPolicies, into: &problems)
         self.checkRoles(labels: labels, checkingPolicies: checkingPolicies, into: &problems)
         self.checkOAuth(labels: labels, into: &problems)
+        self.checkConnections(into: &problems)
         return problems
     }
 

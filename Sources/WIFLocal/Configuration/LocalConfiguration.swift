@@ -39,6 +39,8 @@ public struct LocalConfiguration: Sendable {
     public var oauthClients: [OAuthClient]
     /// The lifetimes of the authorization server's codes and tokens.
     public var oauth: OAuth
+    /// Limits on HTTP connections: the idle time-out and the most at once.
+    public var connections: Connections
 
     /// Creates a configuration with every field given.
     public init(
@@ -56,7 +58,8 @@ public struct LocalConfiguration: Sendable {
         allowedClockSkew: Int = 900,
         tokenLeeway: Int = 60,
         oauthClients: [OAuthClient] = [],
-        oauth: OAuth = OAuth()
+        oauth: OAuth = OAuth(),
+        connections: Connections = Connections()
     ) {
         self.host = host
         self.port = port
@@ -73,6 +76,7 @@ public struct LocalConfiguration: Sendable {
         self.tokenLeeway = tokenLeeway
         self.oauthClients = oauthClients
         self.oauth = oauth
+        self.connections = connections
     }
 
     /// The development issuer's default `iss`.

@@ -52,7 +52,8 @@ public struct OAuthClient: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension LocalConfiguration {
-    /// The lifetimes of what the development authorization server issues, in seconds.
+    /// The lifetimes of what the development authorization server issues, in seconds, and its limit on
+    /// guesses of user codes.
     public struct OAuth: Sendable, Hashable {
         /// The lifetime of ID tokens and access tokens (`expires_in`); 3600 by default.
         public var idTokenLifetime: Int
@@ -66,9 +67,20 @@ extension LocalConfiguration {
         /// The shortest time between two polls of the token endpoint with a device code; 5 by default,
         /// `0` for no limit.
         public var deviceInterval: Int
+        /// The wrong user codes one remote address may submit to the verification page within
+        /// ``userCodeGuessWindow`` before the page answers 429 with `Retry-After` until the window ends;
+        /// 10 by default, 1 to 1000. The whole stack may take ten times as many.
+        public var userCodeGuesses: Int
+        /// The window of ``userCodeGuesses``, counted from the first wrong code; 60 by default.
+        public var userCodeGuessWindow: Int
 
         /// The names of the settings, as in configuration files.
-        static let names = ["idTokenLifetime", "refreshTokenLifetime", "authorizationCodeLifetime", "deviceCodeLifetime", "deviceInterval"]
+        static let names = [
+            "idTokenLifetime", "refreshTokenLifetime", "authorizationCodeLifetime", "deviceCodeLifetime", "deviceInterval",
+            "userCodeGuesses", "userCodeGuessWindow",
+        ]
+        /// The allowed ``userCodeGuesses``.
+        static let userCodeGuessRange = 1...1000
 
         /// Each setting with its configuration-file name, its value and its allowed range.
         var settings: [(name: String, value: Int, range: ClosedRange<Int>)] {
@@ -78,22 +90,27 @@ extension LocalConfiguration {
                 ("authorizationCodeLifetime", self.authorizationCodeLifetime, 1...600),
                 ("deviceCodeLifetime", self.deviceCodeLifetime, 1...3600),
                 ("deviceInterval", self.deviceInterval, 0...300),
+                ("userCodeGuessWindow", self.userCodeGuessWindow, 1...3600),
             ]
         }
 
-        /// Creates lifetimes; every argument is in seconds.
+        /// Creates lifetimes; every argument but `userCodeGuesses` (a count) is in seconds.
         public init(
             idTokenLifetime: Int = 3600,
             refreshTokenLifetime: Int = 30 * 86_400,
             authorizationCodeLifetime: Int = 60,
             deviceCodeLifetime: Int = 600,
-            deviceInterval: Int = 5
+            deviceInterval: Int = 5,
+            userCodeGuesses: Int = 10,
+            userCodeGuessWindow: Int = 60
         ) {
             self.idTokenLifetime = idTokenLifetime
             self.refreshTokenLifetime = refreshTokenLifetime
             self.authorizationCodeLifetime = authorizationCodeLifetime
             self.deviceCodeLifetime = deviceCodeLifetime
             self.deviceInterval = deviceInterval
+            self.userCodeGuesses = userCodeGuesses
+            self.userCodeGuessWindow = userCodeGuessWindow
         }
     }
 

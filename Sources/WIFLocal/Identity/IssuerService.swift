@@ -40,12 +40,14 @@ struct IssuerService: Sendable {
     }
 
     /// Answers the issuer's paths.
-    /// - Parameter request: The request.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - sourceIp: The client's address, which the verification page counts wrong user codes by.
     /// - Returns: The response, or `nil` when the path is not one of the issuer's.
-    func respond(to request: Request) async -> Response? {
+    func respond(to request: Request, sourceIp: String? = nil) async -> Response? {
         let path = request.uri.path
         if path.hasPrefix("/oauth2/") {
-            return await self.oauth.respond(to: request, baseURL: "http://" + self.authority(of: request))
+            return await self.oauth.respond(to: request, baseURL: "http://" + self.authority(of: request), sourceIp: sourceIp)
         }
         guard path == Self.discoveryPath || path == Self.jwksPath else { return nil }
         guard request.method == .get || request.method == .head else {

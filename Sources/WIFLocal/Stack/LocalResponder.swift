@@ -53,7 +53,7 @@ struct LocalResponder: HTTPResponder {
     func dispatch(_ request: Request, sourceIp: String? = nil) async -> Response {
         switch Self.route(request) {
         case .issuer:
-            if let response = await self.issuer.respond(to: request) { return response }
+            if let response = await self.issuer.respond(to: request, sourceIp: sourceIp) { return response }
             return await self.s3.respond(to: request, sourceIp: sourceIp)
         case .sts: return await self.respondSTS(request)
         case .s3: return await self.s3.respond(to: request, sourceIp: sourceIp)

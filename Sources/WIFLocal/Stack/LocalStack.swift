@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -148,15 +149,21 @@ private struct PreparedStack: Sendable {
         let application = Application(
             responder: self.responder,
             server: .http1(
-                configuration: .init(additionalChannelHandlers: {
-                    var handlers: [any RemovableChannelHandler] = [ExpectContinueHandler()]
-                    if let injectedClock { handlers.append(StackClockDateHandler(timeSource: injectedClock)) }
-                    return handlers
-                }())
+                configuration: .init(
+                    additionalChannelHandlers: {
+                        var handlers: [any RemovableChannelHandler] = [ExpectContinueHandler()]
+                        if let injectedClock { handlers.append(StackClockDateHandler(timeSource: injectedClock)) }
+                        return handlers
+                    }(),
+                    // An idle connection (no request in progress) is closed, so clients cannot hold
+                    // the server's sockets forever.
+                    idleTimeout: TimeAmount(configuration.connections.idleTimeout)
+                )
             ),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
-                serverName: LocalStack.serverName
+                serverName: LocalStack.serverName,
+                availableConnectionsDelegate: MaximumAvailableConnections(configuration.connections.maximum)
             ),
             onServerRunning: { channel in onRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger

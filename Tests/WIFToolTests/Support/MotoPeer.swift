@@ -34,6 +34,27 @@ struct MotoPeer: Sendable {
         }
     }
 
+    /// Stores an object with an unsigned request, whatever its key holds (control characters included),
+    /// as another S3 client could.
+    func putObject(bucket: String, key: String, body: Data) async throws {
+        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
+        let encoded = key.utf8.map { unreserved.contains($0) ? String(UnicodeScalar($0)) : String(format: "%%%02X", $0) }.joined()
+        guard let url = URL(string: "\(self.endpoint)/\(bucket)/\(encoded)") else { throw ToolError("bad object URL for \(encoded)") }
+        var request = URLRequest(url: url)
+        request.httpMethod = "PUT"
+        request.httpBody = body
+        let status: Int = try await withCheckedThrowingContinuation { continuation in
+            URLSession.shared.dataTask(with: request) { _, response, error in
+                if let error {
+                    continuation.resume(throwing: error)
+                } else {
+                    continuation.resume(returning: (response as? HTTPURLResponse)?.statusCode ?? 0)
+                }
+            }.resume()
+        }
+        guard status == 200 else { throw ToolError("storing \(encoded) on moto answered HTTP \(status)") }
+    }
+
     /// Creates a bucket with an unsigned request (moto does not check signatures by default).
     func createBucket(_ name: String) async throws {
         guard let url = URL(string: "\(self.endpoint)/\(name)") else { throw ToolError("bad bucket URL") }

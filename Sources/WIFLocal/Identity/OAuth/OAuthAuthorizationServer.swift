@@ -48,6 +48,7 @@ actor OAuthAuthorizationServer {
     private let store: RefreshTokenStore
     private let minter: OAuthTokenMinter
     private var grants: OAuthGrants
+    private var userCodeThrottle: UserCodeThrottle
 
     /// Opens the server of a stack: loads the signing key and the saved refresh-token families.
     /// - Throws: ``LocalStackError`` when the key or the families file cannot be used.
@@ -58,6 +59,8 @@ actor OAuthAuthorizationServer {
         self.store = try RefreshTokenStore(data: state.data)
         self.minter = try OAuthTokenMinter(state: state)
         self.grants = OAuthGrants(families: try self.store.load())
+        self.userCodeThrottle = UserCodeThrottle(
+            limit: state.configuration.oauth.userCodeGuesses, window: TimeInterval(state.configuration.oauth.userCodeGuessWindow))
     }
 
     // MARK: Authorization code
@@ -184,6 +187,31 @@ actor OAuthAuthorizationServer {
             let device = self.grants.pendingDevice(userCode: normalized, now: self.timeSource.now())
         else { return nil }
         return (device.clientId, device.scopes)
+    }
+
+    /// What a user code typed on the verification page leads to.
+    enum UserCodeLookup: Sendable, Equatable {
+        /// A pending authorization: its client and scopes.
+        case pending(clientId: String, scopes: [String])
+        /// No pending authorization has the code; the wrong code was counted.
+        case unknown
+        /// Too many wrong codes came from the address (or the stack) lately: not checked.
+        case throttled(retryAfter: Int)
+    }
+
+    /// Looks up a user code submitted from `address`, unless too many wrong codes came from it (or from
+    /// anywhere) within the guess window; a wrong code is counted.
+    func lookUpDevice(userCode: String, from address: String) -> UserCodeLookup {
+        let now = self.timeSource.now()
+        if let retryAfter = self.userCodeThrottle.retryAfter(address: address, now: now) {
+            self.logger.debug("user code refused: too many wrong codes", metadata: ["wif.local.oauth.address": "\(address)"])
+            return .throttled(retryAfter: retryAfter)
+        }
+        guard let pending = self.pendingDevice(userCode: userCode) else {
+            self.userCodeThrottle.recordWrong(address: address, now: now)
+            return .unknown
+        }
+        return .pending(clientId: pending.clientId, scopes: pending.scopes)
     }
 
     /// Approves (as a user) or denies (`nil`) a device authorization.

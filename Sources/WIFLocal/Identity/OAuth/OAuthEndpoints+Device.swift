@@ -27,7 +27,11 @@ extension OAuthEndpoints {
     /// `GET|POST /oauth2/device`: the verification page. Without a user code, or with one but no user, a
     /// form; with `user_code` and `login_hint`, the request is approved for that user; with
     /// `action=deny`, it is denied. Each answer is a small HTML page.
-    func verificationPage(_ request: Request) async -> Response {
+    ///
+    /// Wrong user codes are counted per client address (``UserCodeThrottle``): past the limit, every
+    /// submission with a code is answered 429 with `Retry-After` until the window ends, the right code
+    /// included, so guessing gains nothing.
+    func verificationPage(_ request: Request, sourceIp: String? = nil) async -> Response {
         let form: OAuthForm
         switch await self.parameters(of: request) {
         case .success(let parameters): form = parameters
@@ -40,11 +44,24 @@ extension OAuthEndpoints {
         guard let userCode = form["user_code"] else {
             return Self.html(OAuthPages.deviceForm(userCode: nil, pending: nil, problem: nil))
         }
-        guard let pending = await self.server.pendingDevice(userCode: userCode) else {
+        let pending: (clientId: String, scopes: [String])
+        switch await self.server.lookUpDevice(userCode: userCode, from: sourceIp ?? "unknown") {
+        case .pending(let clientId, let scopes):
+            pending = (clientId, scopes)
+        case .unknown:
             return Self.html(
                 OAuthPages.deviceForm(userCode: nil, pending: nil, problem: "The code \(userCode) is unknown, has expired or was already used."),
                 status: .badRequest
             )
+        case .throttled(let retryAfter):
+            var response = Self.html(
+                OAuthPages.message(
+                    title: "Too many wrong codes",
+                    text: "Too many wrong codes were entered; wait \(retryAfter) seconds before entering a code again."),
+                status: .tooManyRequests
+            )
+            response.headers[.retryAfter] = String(retryAfter)
+            return response
         }
         let subject: String?
         if action == "deny" {

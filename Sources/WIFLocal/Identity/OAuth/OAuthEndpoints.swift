@@ -53,8 +53,9 @@ struct OAuthEndpoints: Sendable {
     /// - Parameters:
     ///   - request: The request.
     ///   - baseURL: The server's URL as the client reached it (`http://127.0.0.1:PORT`).
+    ///   - sourceIp: The client's address, which the verification page counts wrong user codes by.
     /// - Returns: The response, or `nil` when the path is not an endpoint.
-    func respond(to request: Request, baseURL: String) async -> Response? {
+    func respond(to request: Request, baseURL: String, sourceIp: String? = nil) async -> Response? {
         switch request.uri.path {
         case Self.authorizePath:
             guard request.method == .get || request.method == .post else { return Self.methodNotAllowed("GET, POST") }
@@ -67,7 +68,7 @@ struct OAuthEndpoints: Sendable {
             return await self.deviceAuthorization(request, baseURL: baseURL)
         case Self.devicePath:
             guard request.method == .get || request.method == .post else { return Self.methodNotAllowed("GET, POST") }
-            return await self.verificationPage(request)
+            return await self.verificationPage(request, sourceIp: sourceIp)
         case Self.revokePath:
             guard request.method == .post else { return Self.methodNotAllowed("POST") }
             return await self.revoke(request)

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+import WIFTestSupport
+
+@testable import WIFLocal
+
+/// The server's connection limits: an idle connection is closed after the configured time-out, and no
+/// more than the configured number are served at once.
+@Suite struct LocalStackConnectionTests {
+    /// Runs a stack with the given limits over a fresh data directory.
+    private func withStack(_ connections: LocalConfiguration.Connections, _ body: (LocalEndpoint) async throws -> Void) async throws {
+        try await StackTestSupport.withDataDirectory { directory in
+            try IdentitySharedKey.seed(directory)
+            var configuration = LocalConfiguration.default(dataDirectory: directory)
+            configuration.connections = connections
+            try await LocalStack.run(configuration) { endpoint in try await body(endpoint) }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func anIdleConnectionIsClosed() async throws {
+        try await self.withStack(.init(idleTimeout: .milliseconds(300))) { endpoint in
+            // One that never sends a request.
+            let silent = try LoopbackConnection(port: endpoint.port)
+            let start = ContinuousClock.now
+            #expect(await silent.readUntilClosed(timeout: .seconds(10)).closed)
+            #expect(ContinuousClock.now - start >= .milliseconds(250))
+
+            // One that sent a request and keeps the connection: it is answered, then closed once idle.
+            let kept = try LoopbackConnection(port: endpoint.port)
+            try kept.send("GET /.well-known/openid-configuration HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            let outcome = await kept.readUntilClosed(timeout: .seconds(10))
+            #expect(outcome.received.hasPrefix("HTTP/1.1 200"), "\(outcome.received)")
+            #expect(outcome.closed)
+        }
+    }
+
+    @Test func theDefaultKeepsAnIdleConnectionForAMinuteAtMost() {
+        let connections = LocalConfiguration.default(dataDirectory: "/unused").connections
+        #expect(connections.idleTimeout == .seconds(60))
+        #expect(connections.maximum == 256)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func connectionsBeyondTheMaximumWaitUntilOneCloses() async throws {
+        try await self.withStack(.init(idleTimeout: .seconds(1), maximum: 2)) { endpoint in
+            let first = try LoopbackConnection(port: endpoint.port)
+            let second = try LoopbackConnection(port: endpoint.port)
+            // Let the server accept both before the third arrives.
+            try await Task.sleep(for: .milliseconds(200))
+            let third = try LoopbackConnection(port: endpoint.port)
+            try third.send("GET /.well-known/openid-configuration HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            // Not served while the two others are open...
+            #expect(await third.next(timeout: .milliseconds(500)) == .silent)
+            // ...and served once the idle time-out has closed them.
+            let outcome = await third.readUntilClosed(timeout: .seconds(10))
+            #expect(outcome.received.hasPrefix("HTTP/1.1 200"), "\(outcome.received)")
+            withExtendedLifetime((first, second)) {}
+        }
+    }
+}

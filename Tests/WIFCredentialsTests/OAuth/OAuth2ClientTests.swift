@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import Testing
 
 @testable import WIFCredentials
@@ -245,6 +246,24 @@ import WIFTestSupport
         await Self.expectError(.network, containing: "could not reach the issuer's discovery document at issuer.test") {
             _ = try await client.metadata()
         }
+    }
+
+    @Test func aSilentIssuerFailsWithinFifteenSecondsNamingTheEndpoint() async throws {
+        final class Silent: HTTPTransport {
+            let timeouts = Mutex<[Duration]>([])
+            func send(_ request: TransportRequest, timeout: Duration, maximumBodyBytes: Int, logger: Logger) async throws -> TransportResponse {
+                self.timeouts.withLock { $0.append(timeout) }
+                throw HTTPTransportError.timedOut(after: timeout)
+            }
+        }
+        let transport = Silent()
+        let client = try OAuth2Client(configuration: OAuthTestIssuer.configuration(), transport: transport, timeSource: self.clock.timeSource)
+        await Self.expectError(
+            .network, containing: "the issuer's discovery document at https://issuer.test/.well-known/openid-configuration did not answer within 15 s"
+        ) {
+            _ = try await client.metadata()
+        }
+        #expect(transport.timeouts.withLock { $0 } == [.seconds(15)])
     }
 
     // MARK: Device flow

@@ -34,7 +34,7 @@ public struct OAuth2Client: Sendable, CustomStringConvertible {
     /// Creates a client. Nothing is sent until a method needs the issuer.
     /// - Parameters:
     ///   - configuration: The issuer and client settings.
-    ///   - timeout: How long one HTTP exchange may take; 30 seconds by default.
+    ///   - timeout: How long one HTTP exchange with the issuer may take; 15 seconds by default, so an issuer that accepts connections and never answers fails the call in 15 s.
     ///   - leeway: Allowed clock disagreement for ID tokens; one minute by default.
     ///   - httpClient: The HTTP client to reach the issuer with.
     ///   - timeSource: The clock for expiries and the sleep for device-flow polling.
@@ -42,7 +42,7 @@ public struct OAuth2Client: Sendable, CustomStringConvertible {
     ///   ``OAuth2ClientConfiguration/validate()``, or for a timeout that is not positive.
     public init(
         configuration: OAuth2ClientConfiguration,
-        timeout: Duration = .seconds(30),
+        timeout: Duration = .seconds(15),
         leeway: Duration = .seconds(60),
         httpClient: HTTPClient = .shared,
         timeSource: TimeSource = .system
@@ -59,7 +59,7 @@ public struct OAuth2Client: Sendable, CustomStringConvertible {
     /// Creates a client that reaches the issuer through `transport`.
     package init(
         configuration: OAuth2ClientConfiguration,
-        timeout: Duration = .seconds(30),
+        timeout: Duration = .seconds(15),
         leeway: Duration = .seconds(60),
         transport: any HTTPTransport,
         timeSource: TimeSource
@@ -182,6 +182,9 @@ extension OAuth2Client {
             return try await transport.send(request, timeout: timeout, maximumBodyBytes: Self.maximumResponseBytes, logger: logger)
         } catch let error as WIFCredentialsError {
             throw error
+        } catch HTTPTransportError.timedOut(let after) {
+            throw WIFCredentialsError.network(
+                "the issuer's \(endpoint) at \(request.url.absoluteString) did not answer within \(HTTPTransportError.describe(after))")
         } catch let error as HTTPTransportError {
             throw WIFCredentialsError.malformedResponse("\(request.url.host ?? "the issuer") \(error)")
         } catch {

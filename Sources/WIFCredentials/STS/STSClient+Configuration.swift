@@ -17,9 +17,12 @@ extension STSClient {
         /// How long one attempt (sending the request and reading the answer) may take.
         public var timeout: Duration
         /// How long a whole call may take, every attempt and the waits between them included: an
-        /// attempt gets at most what is left, and no retry starts whose wait would pass it. 15 seconds
-        /// by default, so an STS that accepts connections and never answers fails the call in 15 s.
-        public var deadline: Duration
+        /// attempt gets at most what is left, and no retry starts whose wait would pass it.
+        ///
+        /// `nil` reads `WIF_STS_DEADLINE` (seconds, such as `15` or `2.5`) from the environment given
+        /// to the client, and falls back to ``defaultDeadline``, 15 seconds, so an STS that accepts
+        /// connections and never answers fails the call in 15 s.
+        public var deadline: Duration?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -27,13 +30,14 @@ extension STSClient {
         ///   - endpoint: An endpoint URL that overrides the environment and the regional default.
         ///   - retry: How transient failures are retried.
         ///   - timeout: How long one attempt may take.
-        ///   - deadline: How long a whole call may take, retries included.
+        ///   - deadline: How long a whole call may take, retries included; `nil` for `WIF_STS_DEADLINE`
+        ///     or 15 seconds.
         public init(
             region: String? = nil,
             endpoint: String? = nil,
             retry: Retry = Retry(),
             timeout: Duration = .seconds(30),
-            deadline: Duration = Self.defaultDeadline
+            deadline: Duration? = nil
         ) {
             self.region = region
             self.endpoint = endpoint
@@ -44,6 +48,24 @@ extension STSClient {
 
         /// The default ``deadline``: 15 seconds.
         public static let defaultDeadline: Duration = .seconds(15)
+
+        /// The environment variable that sets ``deadline`` when the configuration leaves it `nil`.
+        public static let deadlineVariable = "WIF_STS_DEADLINE"
+
+        /// The deadline a client built from this configuration and `environment` keeps to.
+        /// - Throws: ``WIFCredentialsError`` `invalidConfiguration` for a deadline that is not a
+        ///   positive number of seconds, naming where it was set.
+        func resolveDeadline(environment: [String: String]) throws(WIFCredentialsError) -> Duration {
+            if let deadline = self.deadline {
+                if deadline <= .zero { throw .invalidConfiguration("STS deadline is \(deadline); it must be positive") }
+                return deadline
+            }
+            guard let text = environment[Self.deadlineVariable], !text.isEmpty else { return Self.defaultDeadline }
+            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+                throw .invalidConfiguration("\(Self.deadlineVariable) '\(text)' is not a number of seconds between 0 and 86400")
+            }
+            return .milliseconds(Int64((seconds * 1000).rounded(.up)))
+        }
 
         /// Jittered exponential backoff for transient failures (throttling, `IDPCommunicationError`,
         /// 5xx answers, broken connections), with ``STSRetryDefaults``.

@@ -30,6 +30,9 @@ public struct STSClient: Sendable {
     public let region: String
     /// The endpoint the client sends requests to.
     public let endpoint: URL
+    /// How long one call may take in all: the configuration's ``Configuration/deadline``, or
+    /// `WIF_STS_DEADLINE`, or 15 seconds.
+    public let deadline: Duration
 
     let transport: any HTTPTransport
     let timeSource: TimeSource
@@ -79,9 +82,7 @@ public struct STSClient: Sendable {
         if configuration.timeout <= .zero {
             throw .invalidConfiguration("STS timeout is \(configuration.timeout); it must be positive")
         }
-        if configuration.deadline <= .zero {
-            throw .invalidConfiguration("STS deadline is \(configuration.deadline); it must be positive")
-        }
+        self.deadline = try configuration.resolveDeadline(environment: environment)
         let (region, endpoint) = try configuration.resolve(environment: environment)
         self.configuration = configuration
         self.region = region
@@ -117,7 +118,7 @@ public struct STSClient: Sendable {
         var token = try await self.currentToken(from: tokenSource, logger: logger)
         var attempt = 1
         var reloadedToken = false
-        let deadline = CallDeadline(self.configuration.deadline, timeSource: self.timeSource)
+        let deadline = CallDeadline(self.deadline, timeSource: self.timeSource)
         while true {
             do {
                 guard let timeout = deadline.timeout(forAttempt: self.configuration.timeout) else {

@@ -46,7 +46,7 @@ final class SilentTransport: HTTPTransport {
         let clock = TestClock(sleepsMoveClock: true)
         let transport = SilentTransport(clock: clock)
         let configuration = STSClient.Configuration(region: "eu-west-1", endpoint: "http://127.0.0.1:9/")
-        #expect(configuration.deadline == .seconds(15))
+        #expect(configuration.deadline == nil)
         let start = clock.now
         let error = try #require(try await self.call(configuration, clock: clock, transport: transport))
         // One attempt of 15 s instead of three of 30 s: the call's deadline bounds the attempt.
@@ -79,6 +79,25 @@ final class SilentTransport: HTTPTransport {
                 transport: SilentTransport(clock: TestClock()), timeSource: TestClock().timeSource)
         } throws: { error in
             (error as? WIFCredentialsError)?.reason == "STS deadline is 0.0 seconds; it must be positive"
+        }
+    }
+
+    @Test func theEnvironmentSetsTheDeadlineWhenTheConfigurationDoesNot() throws {
+        let transport = SilentTransport(clock: TestClock())
+        func client(_ deadline: Duration?, _ environment: [String: String]) throws -> STSClient {
+            try STSClient(
+                configuration: .init(region: "eu-west-1", deadline: deadline), environment: environment, transport: transport,
+                timeSource: TestClock().timeSource)
+        }
+        #expect(try client(nil, [:]).deadline == .seconds(15))
+        #expect(try client(nil, ["WIF_STS_DEADLINE": "2.5"]).deadline == .milliseconds(2500))
+        #expect(try client(.seconds(4), ["WIF_STS_DEADLINE": "2.5"]).deadline == .seconds(4))
+        for bad in ["0", "-1", "soon", "nan", "100000"] {
+            #expect {
+                try client(nil, ["WIF_STS_DEADLINE": bad])
+            } throws: { error in
+                (error as? WIFCredentialsError)?.reason == "WIF_STS_DEADLINE '\(bad)' is not a number of seconds between 0 and 86400"
+            }
         }
     }
 

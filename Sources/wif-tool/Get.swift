@@ -30,6 +30,10 @@ extension WIFTool {
                 verified (length, ETag or checksum), so the destination is either the whole file or \
                 untouched, even when the command is killed. Large objects arrive as parallel ranges.
 
+                It runs where the sign-in was made (its endpoint, STS endpoint, region and bucket) unless \
+                --endpoint, WIF_ENDPOINT or the config file names an endpoint; a different one is refused \
+                (exit status 3).
+
                 Exit status: 0 downloaded; 3 not signed in, the sign-in expired, or the store's passphrase or key file is wrong; 4 access denied; 5 no \
                 such file; 6 a local file cannot be written; 7 network, service or verification failure; \
                 8 the encrypted store is damaged or from a newer wif-tool; 64 a refused name or bad options.

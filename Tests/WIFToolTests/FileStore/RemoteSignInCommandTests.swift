@@ -54,6 +54,17 @@ import Darwin
         }
     }
 
+    @Test(arguments: ["put", "list", "get", "rm", "whoami"])
+    func helpSaysTheCommandRunsWhereTheSignInWasMade(_ command: String) throws {
+        let home = try ToolRunner.temporaryDirectory()
+        let help = try ToolRunner.run([command, "--help"], environment: ToolRunner.cleanEnvironment(home: home))
+        let words = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(words.contains(
+            "It runs where the sign-in was made (its endpoint, STS endpoint, region and bucket) unless --endpoint, WIF_ENDPOINT or the config file names an endpoint; a different one is refused (exit status 3)."),
+            "\(command) --help: \(words)")
+        #expect(words.contains("else the sign-in's endpoint, or embedded for login"))
+    }
+
     @Test func anotherEndpointOfTheCommandsOwnIsRefused() async throws {
         let fixture = try StoreFixture()
         defer { fixture.remove() }

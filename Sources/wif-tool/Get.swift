@@ -36,6 +36,10 @@ extension WIFTool {
                 with the first refusal's status. Folders below DIR are made and opened one by one \
                 without following symbolic links, so nothing is written outside DIR.
 
+                It runs where the sign-in was made (its endpoint, STS endpoint, region and bucket) unless \
+                --endpoint, WIF_ENDPOINT or the config file names an endpoint; a different one is refused \
+                (exit status 3).
+
                 Exit status: 0 downloaded; 3 not signed in, the sign-in expired, or the store's passphrase or key file is wrong; 4 access denied; 5 no \
                 such file; 6 a local file cannot be written; 7 network, service or verification failure; \
                 8 the encrypted store is damaged or from a newer wif-tool; 64 a refused name or bad options.

@@ -16,6 +16,10 @@ extension WIFTool {
                 last write: 'SIZE  TIME  NAME'. --json prints {"bucket", "prefix", "objects": [{"name", \
                 "size", "lastModified", "eTag"}]}.
 
+                It runs where the sign-in was made (its endpoint, STS endpoint, region and bucket) unless \
+                --endpoint, WIF_ENDPOINT or the config file names an endpoint; a different one is refused \
+                (exit status 3).
+
                 Exit status: 0 listed (also when nothing matches); 3 not signed in, the sign-in expired, or the store's passphrase or key file is wrong; \
                 4 access denied; 7 network or service failure; 8 the encrypted store is damaged or from a \
                 newer wif-tool; 64 a refused prefix or bad options.

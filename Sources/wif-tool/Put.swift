@@ -30,6 +30,10 @@ extension WIFTool {
                 SHA-256 checksum that S3 verifies. A progress bar appears on a terminal when a transfer \
                 takes more than a second (--quiet hides it).
 
+                It runs where the sign-in was made (its endpoint, STS endpoint, region and bucket) unless \
+                --endpoint, WIF_ENDPOINT or the config file names an endpoint; a different one is refused \
+                (exit status 3).
+
                 Exit status: 0 all uploaded; 3 not signed in, the sign-in expired, or the store's passphrase or key file is wrong; 4 access denied; \
                 6 a local file cannot be read; 7 network or service failure; 8 the encrypted store is damaged \
                 or from a newer wif-tool; 64 a refused name or bad options.

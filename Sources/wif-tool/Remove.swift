@@ -14,6 +14,10 @@ extension WIFTool {
                 Every NAME is checked before anything is sent. Names that do not exist are reported and \
                 make the command exit 5 after the others are deleted; --force ignores them.
 
+                It runs where the sign-in was made (its endpoint, STS endpoint, region and bucket) unless \
+                --endpoint, WIF_ENDPOINT or the config file names an endpoint; a different one is refused \
+                (exit status 3).
+
                 Exit status: 0 deleted; 3 not signed in, the sign-in expired, or the store's passphrase or key file is wrong; 4 access denied; 5 a NAME \
                 does not exist; 7 network or service failure; 8 the encrypted store is damaged or from a newer \
                 wif-tool; 64 a refused name or bad options.

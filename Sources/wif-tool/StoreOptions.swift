@@ -4,7 +4,7 @@ import WIFFileStore
 
 /// Options of the file-store commands (`login`, `whoami`, `put`, `list`, `get`, `rm`, `logout`).
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: "The S3 endpoint URL, or 'embedded' for the in-process local stack (default: WIF_ENDPOINT, the config file, embedded).")
+    @Option(name: .long, help: "The S3 endpoint URL, or 'embedded' for the in-process local stack (default: WIF_ENDPOINT, the config file, else the sign-in's endpoint, or embedded for login).")
     var endpoint: String?
 
     @Option(name: .long, help: "The STS endpoint URL (default: WIF_STS_ENDPOINT, the config file, the S3 endpoint).")

@@ -15,7 +15,11 @@ extension WIFTool {
                 Credentials shown as expired are renewed by the next file command while the token is still \
                 valid.
 
-                Exit status: 0 signed in; 3 not signed in, signed in for another endpoint, or the store's \
+                It runs where the sign-in was made (its endpoint, STS endpoint, region and bucket) unless \
+                --endpoint, WIF_ENDPOINT or the config file names an endpoint; a different one is refused \
+                (exit status 3).
+
+                Exit status: 0 signed in; 3 not signed in, signed in for another endpoint than the one named, or the store's \
                 passphrase or key file is wrong; 6 the store cannot be read; 8 the store is damaged, \
                 truncated, not a store, or from a newer wif-tool; 64 bad options.
                 """

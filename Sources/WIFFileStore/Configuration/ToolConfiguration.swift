@@ -31,6 +31,10 @@ public struct ToolConfiguration: Sendable {
     public var account: String?
     /// Where the file-store commands send their requests.
     public var target: Target
+    /// Where the endpoint was set (`--endpoint`, `WIF_ENDPOINT`, a config-file line), or `nil` when the
+    /// command has no endpoint of its own: ``target`` is then the embedded stack until
+    /// ``forSignIn(_:)`` gives it the sign-in's.
+    public var endpointOrigin: String?
     /// The region requests are signed for.
     public var region: String
     /// The shared bucket, when configured.
@@ -186,6 +190,7 @@ public struct ToolConfiguration: Sendable {
             home: home,
             account: account,
             target: target,
+            endpointOrigin: endpoint?.origin,
             region: regionName,
             bucket: bucket?.value,
             roleArn: role?.value,

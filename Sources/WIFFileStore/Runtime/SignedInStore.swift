@@ -19,8 +19,8 @@ public struct SignedInStore: Sendable {
     /// Where to log.
     public var logger: Logger { self.context.logger }
 
-    /// Runs `body` with the signed-in user's folder; fails before starting anything when nobody is
-    /// signed in.
+    /// Runs `body` with the signed-in user's folder, at the sign-in's endpoint unless the command has
+    /// an endpoint of its own; fails before starting anything when nobody is signed in.
     /// - Parameters:
     ///   - configuration: The settings.
     ///   - environment: The process environment (`WIF_PASSPHRASE`, `WIF_KEY_FILE`).
@@ -34,7 +34,7 @@ public struct SignedInStore: Sendable {
         logger: Logger,
         _ body: (SignedInStore) async throws -> T
     ) async throws -> T {
-        let (session, store) = try StoreRuntime.signedInSession(configuration, environment: environment)
+        let (session, store, configuration) = try StoreRuntime.signedInSession(configuration, environment: environment)
         // Refuse a folder the template cannot name before starting anything.
         do throws(S3Error) {
             _ = try PartitionPrefix.make(template: session.partitionTemplate, userId: session.subject)

@@ -131,21 +131,22 @@ public enum StoreRuntime {
         }
     }
 
-    /// The stored sign-in of the configured account, checked to belong to the configured target, and
-    /// where it is stored.
+    /// The stored sign-in of the configured account, where it is stored, and the settings to act for
+    /// it with (``ToolConfiguration/forSignIn(_:)``: the sign-in's endpoint when the command has none
+    /// of its own). The encrypted store is opened once.
     /// - Parameters:
     ///   - configuration: The settings.
     ///   - environment: The process environment (`WIF_PASSPHRASE`, `WIF_KEY_FILE`).
-    /// - Returns: The sign-in and its store.
-    /// - Throws: ``FileStoreError`` `signInRequired` when there is none or it was made for another
-    ///   endpoint; what ``SecretStore`` reports when the encrypted store cannot be opened.
+    /// - Returns: The sign-in, its store, and the settings for it.
+    /// - Throws: ``FileStoreError`` `signInRequired` when there is none or the command's own endpoint
+    ///   is another; what ``SecretStore`` reports when the encrypted store cannot be opened.
     public static func signedInSession(
         _ configuration: ToolConfiguration,
         environment: [String: String]
-    ) throws -> (session: StoredSession, store: SessionStore) {
-        let accountFlag = configuration.account.map { " --account \($0)" } ?? ""
+    ) throws -> (session: StoredSession, store: SessionStore, configuration: ToolConfiguration) {
         let store = try configuration.sessionStore(environment: environment)
         guard let session = try store.load() else {
+            let accountFlag = configuration.account.map { " --account \($0)" } ?? ""
             let how: String
             switch configuration.target {
             case .embedded: how = "wif-tool login --dev USER\(accountFlag)"
@@ -153,13 +154,7 @@ public enum StoreRuntime {
             }
             throw FileStoreError.signInRequired("not signed in\(configuration.account.map { " as account '\($0)'" } ?? ""); run '\(how)' first")
         }
-        let target = configuration.target.identifier
-        guard session.target == target else {
-            throw FileStoreError.signInRequired(
-                "the stored sign-in is for \(Self.describe(target: session.target)), but this command uses \(Self.describe(target: target)); sign in again: \(SignIn.loginHint(for: session, account: configuration.account))"
-            )
-        }
-        return (session, store)
+        return (session, store, try configuration.forSignIn(session))
     }
 
     /// `the embedded local stack`, or `the endpoint URL`.

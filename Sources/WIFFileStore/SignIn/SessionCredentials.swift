@@ -8,7 +8,7 @@ import WIFCredentials
 ///
 /// When the token itself has expired or STS refuses it, the error says to sign in again.
 public actor SessionCredentials: CredentialProvider {
-    /// Credentials closer than this to their expiry are renewed before use.
+    /// Credentials closer than this to their expiry are renewed before use, unless another margin is given.
     public static let renewalMargin: TimeInterval = 120
 
     /// The sign-in, with the latest credentials.
@@ -18,6 +18,7 @@ public actor SessionCredentials: CredentialProvider {
     private let federation: WebIdentityFederation
     private let httpClient: HTTPClient
     private let now: @Sendable () -> Date
+    private let margin: TimeInterval
     private var rejectedKeyId: String?
     private var renewal: Task<AWSCredentials, any Error>?
 
@@ -29,9 +30,11 @@ public actor SessionCredentials: CredentialProvider {
     ///   - federation: Trades the token for new credentials; its role and session name are the sign-in's.
     ///   - httpClient: The HTTP client of an OpenID Connect issuer's token renewals.
     ///   - now: The clock deciding renewal.
+    ///   - renewalMargin: Credentials closer than this to their expiry are renewed; `credentials` hands
+    ///     out ones that last at least ``CredentialCache/minimumRemaining``.
     public init(
         session: StoredSession, store: SessionStore, account: String?, federation: WebIdentityFederation, httpClient: HTTPClient,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }, renewalMargin: TimeInterval = SessionCredentials.renewalMargin
     ) {
         self.session = session
         self.store = store
@@ -39,9 +42,10 @@ public actor SessionCredentials: CredentialProvider {
         self.federation = federation
         self.httpClient = httpClient
         self.now = now
+        self.margin = renewalMargin
     }
 
-    /// The sign-in's credentials, renewed first when they expire within ``renewalMargin`` or S3 refused them.
+    /// The sign-in's credentials, renewed first when they expire within the renewal margin or S3 refused them.
     /// - Parameter logger: Where to log; never the token or the credentials.
     /// - Returns: Credentials to sign with.
     /// - Throws: ``WIFCredentialsError``: `tokenExpired` or `tokenUnavailable` saying to sign in again;
@@ -49,7 +53,7 @@ public actor SessionCredentials: CredentialProvider {
     public func getCredentials(logger: Logger) async throws -> AWSCredentials {
         let current = self.session.credentials
         let rejected = self.rejectedKeyId == current.accessKeyId
-        if !rejected, !Self.needsRenewal(current.expiration, now: self.now()) {
+        if !rejected, !Self.needsRenewal(current.expiration, now: self.now(), margin: self.margin) {
             return current.credentials
         }
         if let renewal { return try await renewal.value }
@@ -66,9 +70,9 @@ public actor SessionCredentials: CredentialProvider {
     }
 
     /// Whether credentials expiring at `expiration` should be renewed at `now`.
-    package static func needsRenewal(_ expiration: Date?, now: Date) -> Bool {
+    package static func needsRenewal(_ expiration: Date?, now: Date, margin: TimeInterval = SessionCredentials.renewalMargin) -> Bool {
         guard let expiration else { return false }
-        return expiration.timeIntervalSince(now) < Self.renewalMargin
+        return expiration.timeIntervalSince(now) < margin
     }
 
     private func renew(logger: Logger) async throws -> AWSCredentials {

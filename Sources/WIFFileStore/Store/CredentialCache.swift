@@ -11,6 +11,9 @@ import WIFCredentials
 /// role, the session name, duration and policies, the region and endpoint, and the token itself. A
 /// rotated token file or another role therefore misses the cache. Entries are reused while they have
 /// more than ``minimumRemaining`` left, and expired ones are dropped whenever the cache is written.
+///
+/// A sign-in's credentials are not copied here: its own record in the store caches them, under the same
+/// ``minimumRemaining`` rule (see ``SignedInCredentials``).
 public enum CredentialCache {
     /// The prefix of the cache entries' keys in the store.
     public static let keyPrefix = "wif-tool.sts-cache."

@@ -38,6 +38,11 @@ struct ToolRunner {
         guard let executable else {
             throw ToolError("wif-tool is not built next to the tests; run `swift build` first")
         }
+        return try Self.run(executable: executable, arguments, environment: environment, stdin: stdin)
+    }
+
+    /// Runs another program (a client driving `wif-tool`) and returns its exit status and output.
+    static func run(executable: URL, _ arguments: [String], environment: [String: String], stdin: Data? = nil) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

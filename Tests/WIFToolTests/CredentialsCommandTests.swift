@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WIFTestSupport
 
 /// `wif-tool credentials`, the AWS `credential_process` source.
 @Suite struct CredentialsCommandTests {
@@ -57,5 +58,25 @@ import Testing
         #expect(result.stderr.hasPrefix("error: "))
         #expect(!result.stderr.contains("half-a-pair-secret"))
         #expect(!result.stderr.contains("web-identity-token-text"))
+    }
+
+    @Test func anSTSThatNeverAnswersFailsWithinTheDeadlineNamingTheEndpoint() throws {
+        let home = try ToolRunner.temporaryDirectory()
+        let listener = try SilentListener()
+        try "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl".write(
+            to: home.appendingPathComponent("token"), atomically: false, encoding: .utf8)
+        let result = try ToolRunner.run(
+            ["credentials"],
+            environment: ToolRunner.cleanEnvironment(home: home, extra: [
+                "AWS_ROLE_ARN": "arn:aws:iam::123456789012:role/personal-store",
+                "AWS_WEB_IDENTITY_TOKEN_FILE": home.appendingPathComponent("token").path,
+                "AWS_ENDPOINT_URL_STS": listener.url,
+                "AWS_REGION": "us-east-1",
+                "WIF_STS_DEADLINE": "1",
+            ])
+        )
+        #expect(result.status != 0)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("STS at \(listener.url) did not answer within 1 s"), "\(result.stderr)")
     }
 }

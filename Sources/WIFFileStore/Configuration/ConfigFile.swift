@@ -29,6 +29,7 @@ package struct ConfigFile: Sendable {
         case roleArn = "role_arn"
         case provider
         case partitionTemplate = "partition_template"
+        case stsDeadline = "sts_deadline"
     }
 
     /// Settings by section: `""` for `[default]`, the account name for `[account NAME]`.

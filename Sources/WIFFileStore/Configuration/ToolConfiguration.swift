@@ -1,5 +1,6 @@
 import Foundation
 import S3Partition
+import WIFCredentials
 
 /// The settings a file-store command runs with, resolved from flags, the environment and the config file.
 ///
@@ -45,6 +46,9 @@ public struct ToolConfiguration: Sendable {
     public var provider: String?
     /// The folder template, `{id}` standing for the user id, when configured.
     public var partitionTemplate: String?
+    /// How long one STS call may take in all, retries included (`WIF_STS_DEADLINE`, `sts_deadline`
+    /// in the config file); `nil` for STS's default of 15 seconds.
+    public var stsDeadline: Duration?
 
     /// `--key-file`, when given.
     public var keyFile: String?
@@ -186,6 +190,14 @@ public struct ToolConfiguration: Sendable {
             }
         }
 
+        var stsDeadline: Duration?
+        if let setting = pick(nil, flagName: "", STSClient.Configuration.deadlineVariable, .stsDeadline) {
+            guard let seconds = Double(setting.value), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+                throw FileStoreError.invalidSetting("\(setting.origin) '\(setting.value)' is not a number of seconds between 0 and 86400")
+            }
+            stsDeadline = .milliseconds(Int64((seconds * 1000).rounded(.up)))
+        }
+
         return ToolConfiguration(
             home: home,
             account: account,
@@ -196,6 +208,7 @@ public struct ToolConfiguration: Sendable {
             roleArn: role?.value,
             provider: providerSetting?.value,
             partitionTemplate: template?.value,
+            stsDeadline: stsDeadline,
             keyFile: flags.keyFile
         )
     }

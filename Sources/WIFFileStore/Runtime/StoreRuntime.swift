@@ -35,7 +35,9 @@ public struct StoreContext: Sendable {
         roleArn: String, bucket: String, partitionTemplate: String, durationSeconds: Int? = nil, stsRegion: String? = nil
     ) throws -> WebIdentityFederation {
         let sts = try STSClient(
-            configuration: STSClient.Configuration(region: stsRegion ?? self.configuration.region, endpoint: self.stsEndpoint.absoluteString),
+            configuration: STSClient.Configuration(
+                region: stsRegion ?? self.configuration.region, endpoint: self.stsEndpoint.absoluteString,
+                deadline: self.configuration.stsDeadline),
             environment: [:],
             httpClient: self.httpClient)
         return WebIdentityFederation(

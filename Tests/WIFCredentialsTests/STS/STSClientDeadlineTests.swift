@@ -102,24 +102,8 @@ final class SilentTransport: HTTPTransport {
     }
 
     @Test func aListenerThatNeverAnswersFailsWithinTheDeadlineOverTheNetwork() async throws {
-        // A socket that listens but is never accepted from: the kernel completes the handshake, and
-        // the request then waits for an answer that never comes.
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(listener >= 0)
-        defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        try #require(bound == 0 && listen(listener, 16) == 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        let port = UInt16(bigEndian: address.sin_port)
+        let listener = try SilentListener()
+        let port = listener.port
         let client = try STSClient(
             configuration: .init(region: "eu-west-1", endpoint: "http://127.0.0.1:\(port)", deadline: .seconds(1)),
             environment: [:])

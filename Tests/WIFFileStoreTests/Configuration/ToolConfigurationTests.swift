@@ -85,4 +85,25 @@ import WIFTestSupport
             #expect(error?.message.contains("config line 3: unknown setting 'colour'") == true)
         }
     }
+
+    @Test func theSTSDeadlineComesFromTheVariableThenTheConfigFile() throws {
+        try Self.withHome(config: "[default]\nsts_deadline = 4\n\n[account bob]\nsts_deadline = soon\n") { home in
+            let environment = ["WIF_HOME": home.path]
+            let fromFile = try ToolConfiguration.resolve(.init(), environment: environment)
+            #expect(fromFile.stsDeadline == .seconds(4))
+            let variable = environment.merging(["WIF_STS_DEADLINE": "2.5"]) { $1 }
+            let fromVariable = try ToolConfiguration.resolve(.init(), environment: variable)
+            #expect(fromVariable.stsDeadline == .milliseconds(2500))
+            let error = #expect(throws: FileStoreError.self) {
+                try ToolConfiguration.resolve(.init(account: "bob"), environment: environment)
+            }
+            #expect(error?.code == .invalidSetting)
+            #expect(error?.message.hasSuffix("'soon' is not a number of seconds between 0 and 86400") == true)
+            #expect(error?.message.contains("line 5") == true)
+        }
+        try Self.withHome(config: nil) { home in
+            let unset = try ToolConfiguration.resolve(.init(), environment: ["WIF_HOME": home.path])
+            #expect(unset.stsDeadline == nil)
+        }
+    }
 }

@@ -63,28 +63,25 @@ extension CephRGWFederation {
         } catch {
             throw EngineSetupError(code: .credentialsUnavailable, reason: "cannot sign the IAM \(action) call: \(error)")
         }
-        var request = HTTPClientRequest(url: signed.urlString)
-        request.method = .POST
-        request.headers.add(name: "Host", value: signed.host)
-        for header in signed.headers { request.headers.add(name: header.name, value: header.value) }
-        request.headers.add(name: "User-Agent", value: "swift-wif-rgw")
-        request.body = .bytes(ByteBuffer(bytes: body))
+        guard let signedURL = URL(string: signed.urlString) else {
+            throw EngineSetupError(code: .invalidConfiguration, reason: "cannot send the IAM \(action) call to \(signed.urlString)")
+        }
+        let request = TransportRequest(
+            url: signedURL, method: "POST",
+            headers: [("Host", signed.host)] + signed.headers.map { ($0.name, $0.value) } + [("User-Agent", "swift-wif-rgw")],
+            body: body)
 
         logger.debug("IAM call", metadata: ["wif.rgw.action": "\(action)"])
-        let status: Int
-        let headers: HTTPHeaders
-        let answer: [UInt8]
+        let response: TransportResponse
         do {
-            let response = try await self.httpClient.execute(
-                request, deadline: .now() + .nanoseconds(self.configuration.timeout.saturatingNanoseconds), logger: logger)
-            status = Int(response.status.code)
-            headers = response.headers
-            answer = Array(try await response.body.collect(upTo: 1024 * 1024).readableBytesView)
+            response = try await self.transport.send(request, timeout: self.configuration.timeout, maximumBodyBytes: 1024 * 1024, logger: logger)
         } catch {
             throw EngineSetupError.network("IAM \(action) to \(signed.host) failed: \(error)")
         }
+        let status = response.status
+        let answer = response.body
         guard (200..<300).contains(status) else {
-            throw Self.error(action: action, status: status, headers: headers, body: answer)
+            throw Self.error(action: action, status: status, requestId: response.header("x-amz-request-id"), body: answer)
         }
         do {
             return try XMLReader.parse(answer)
@@ -92,17 +89,17 @@ extension CephRGWFederation {
             throw EngineSetupError(
                 code: .malformedResponse,
                 reason: "the gateway answered IAM \(action) with HTTP \(status) and a body that is not XML (\(error.reason))",
-                httpStatus: status, requestId: headers.first(name: "x-amz-request-id"))
+                httpStatus: status, requestId: response.header("x-amz-request-id"))
         }
     }
 
     /// The error for a refused IAM call. RGW answers S3-shaped `<Error>` documents with an empty
     /// `Message`, AWS answers `<ErrorResponse><Error>…`, and some RGW answers are not XML: the code
     /// then comes from the status.
-    static func error(action: String, status: Int, headers: HTTPHeaders, body: [UInt8]) -> EngineSetupError {
+    static func error(action: String, status: Int, requestId: String?, body: [UInt8]) -> EngineSetupError {
         var code: String?
         var message: String?
-        var requestId = headers.first(name: "x-amz-request-id")
+        var requestId = requestId
         if !body.isEmpty, let root = try? XMLReader.parse(body), let error = root.first("Error") {
             code = error.text("Code").flatMap { $0.isEmpty ? nil : $0 }
             message = error.text("Message").flatMap { $0.isEmpty ? nil : $0 }

@@ -61,6 +61,7 @@ public struct CephRGWFederation: Sendable {
     let endpoint: URL
     let credentialProvider: any CredentialProvider
     let httpClient: HTTPClient
+    let transport: any HTTPTransport
     let timeSource: TimeSource
     let s3: S3Client
 
@@ -92,6 +93,7 @@ public struct CephRGWFederation: Sendable {
         self.endpoint = url
         self.credentialProvider = credentialProvider
         self.httpClient = httpClient
+        self.transport = AsyncHTTPClientTransport(httpClient: httpClient)
         self.timeSource = timeSource
         do {
             self.s3 = try S3Client(

@@ -8,9 +8,7 @@ import WIFCredentials
 @Suite("Ceph RGW IAM errors")
 struct CephRGWFederationErrorTests {
     static func error(_ status: Int, _ body: String, requestId: String? = nil) -> EngineSetupError {
-        var headers = HTTPHeaders()
-        if let requestId { headers.add(name: "x-amz-request-id", value: requestId) }
-        return CephRGWFederation.error(action: "CreateRole", status: status, headers: headers, body: Array(body.utf8))
+        CephRGWFederation.error(action: "CreateRole", status: status, requestId: requestId, body: Array(body.utf8))
     }
 
     @Test func rgwsS3ShapedErrorWithAnEmptyMessage() {

@@ -15,7 +15,7 @@ extension SigV4Signer {
 
         private init(hashText: String) {
             self.hashText = hashText
-            if hashText == "UNSIGNED-PAYLOAD" {
+            if hashText == "UNSIGNED-PAYLOAD" || hashText == "STREAMING-AWS4-HMAC-SHA256-PAYLOAD" {
                 self.isValid = true
             } else {
                 let utf8 = hashText.utf8
@@ -42,6 +42,11 @@ extension SigV4Signer {
         /// The body is not signed: `UNSIGNED-PAYLOAD`. S3 accepts it over HTTPS, and it is what
         /// presigned S3 URLs use.
         public static let unsigned = Payload(hashText: "UNSIGNED-PAYLOAD")
+
+        /// The body is sent in `aws-chunked` chunks, each signed on its own:
+        /// `STREAMING-AWS4-HMAC-SHA256-PAYLOAD`. Use ``SigV4Signer/signStreaming(_:decodedContentLength:chunkSize:date:)``,
+        /// which sets the headers this needs and returns the chunks' signer.
+        public static let streamingSigned = Payload(hashText: "STREAMING-AWS4-HMAC-SHA256-PAYLOAD")
 
         /// No body (the SHA-256 of zero bytes).
         public static let empty = Payload(

@@ -117,6 +117,32 @@ struct S3ServiceUploadTests {
         #expect(try await self.fixture.send("HEAD", "/wif-personal/streamed2.bin", as: self.admin).status == .notFound)
     }
 
+    @Test("a body framed by the SigV4 library's streaming signer is stored; a chunk changed after signing is refused")
+    func libraryStreamingSigner() async throws {
+        let data = S3TestData.bytes(70_000)
+        let signer = SigV4Signer(credentials: self.admin, region: "us-east-1", service: "s3")
+        for tampered in [false, true] {
+            let path = tampered ? "/wif-personal/library-tampered.bin" : "/wif-personal/library.bin"
+            var request = SigV4Request(method: "PUT", scheme: "http", host: S3Fixture.host, path: path)
+            var chunks = try signer.signStreaming(&request, decodedContentLength: data.count, chunkSize: 16 * 1024, date: S3Fixture.now)
+            var body: [UInt8] = []
+            for start in stride(from: 0, to: data.count, by: chunks.chunkSize) {
+                var framed = try chunks.frame(data[start..<min(start + chunks.chunkSize, data.count)])
+                if tampered && start > 0 { framed[framed.count - 3] ^= 0xFF }
+                body += framed
+            }
+            body += try chunks.frame([UInt8]())
+            let reply = try await self.fixture.deliver(request, body: body, bodyPieceSize: 3000)
+            if tampered {
+                #expect(reply.errorCode == "SignatureDoesNotMatch")
+                #expect(try await self.fixture.send("HEAD", path, as: self.admin).status == .notFound)
+            } else {
+                #expect(reply.status == .ok, "\(reply.text)")
+                #expect(try await self.fixture.send("GET", path, as: self.admin).body == data)
+            }
+        }
+    }
+
     @Test("a STREAMING-UNSIGNED-PAYLOAD-TRAILER body with a CRC32 trailer is decoded and verified")
     func unsignedTrailer() async throws {
         let data = S3TestData.bytes(3000)

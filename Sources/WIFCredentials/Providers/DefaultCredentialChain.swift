@@ -12,7 +12,9 @@ import WIFHTTP
 ///    `default`): web identity (`role_arn` with `web_identity_token_file`), else static keys.
 ///
 /// The first step that supplies credentials is kept for every later call (see
-/// ``ChainCredentialProvider``). When none does, the error lists each step's reason.
+/// ``ChainCredentialProvider``). When none does, the error lists each step's reason. The profile step
+/// reads the shared files again whenever they change on disk, so an edited profile takes effect on the
+/// next call.
 ///
 /// ```swift
 /// let provider: some CredentialProvider = .default()

@@ -16,7 +16,9 @@ extension WebIdentityConfiguration {
     /// `AWS_REGION`, else `AWS_DEFAULT_REGION`, else the profile's `region`. The STS endpoint is, in
     /// order, `AWS_ENDPOINT_URL_STS`, the `sts` `endpoint_url` of the profile's `services` section,
     /// `AWS_ENDPOINT_URL`, then the profile's `endpoint_url`; none of them when
-    /// `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS` or the profile's `ignore_configured_endpoint_urls` is `true`.
+    /// `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS` is `true`, or is unset and the profile's
+    /// `ignore_configured_endpoint_urls` is `true` (then the STS client disregards the endpoint variables
+    /// too: ``ignoresConfiguredEndpointURLs``).
     /// - Parameters:
     ///   - profileSet: The loaded config and credentials files.
     ///   - profileName: The profile to read; `nil` for `profileSet.selectedProfileName`.
@@ -78,7 +80,8 @@ extension WebIdentityConfiguration {
                 roleSessionName: roleSessionName,
                 durationSeconds: durationSeconds,
                 region: try Self.region(profile: profile, environment: environment),
-                stsEndpoint: try Self.stsEndpoint(profile: profile, profileSet: profileSet, environment: environment)
+                stsEndpoint: try Self.stsEndpoint(profile: profile, profileSet: profileSet, environment: environment),
+                ignoresConfiguredEndpointURLs: Self.ignoresConfiguredEndpointURLs(profile: profile, environment: environment)
             )
         }
     }
@@ -122,16 +125,19 @@ extension WebIdentityConfiguration {
         return try STSClient.Configuration.validatedRegion(region, origin: "profile '\(profile.name)': region")
     }
 
+    /// `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS` when set, else the profile's `ignore_configured_endpoint_urls`:
+    /// the variable wins over the file, as for every setting the SDKs read from both.
+    private static func ignoresConfiguredEndpointURLs(profile: AWSProfile, environment: [String: String]) -> Bool {
+        if let variable = Self.nonEmpty(environment[Variable.ignoreConfiguredEndpointURLs]) { return Self.isTrue(variable) }
+        return Self.isTrue(profile["ignore_configured_endpoint_urls"])
+    }
+
     private static func stsEndpoint(
         profile: AWSProfile,
         profileSet: AWSProfileSet,
         environment: [String: String]
     ) throws -> String? {
-        if Self.isTrue(environment[Variable.ignoreConfiguredEndpointURLs])
-            || Self.isTrue(profile["ignore_configured_endpoint_urls"])
-        {
-            return nil
-        }
+        if Self.ignoresConfiguredEndpointURLs(profile: profile, environment: environment) { return nil }
         let servicesName = profile.services
         var candidates: [(value: String?, origin: String)] = [
             (environment[Variable.stsEndpoint], Variable.stsEndpoint)

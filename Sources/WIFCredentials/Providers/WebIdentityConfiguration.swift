@@ -31,6 +31,10 @@ public struct WebIdentityConfiguration: Sendable, CustomStringConvertible {
     public var region: String?
     /// An STS endpoint URL replacing the regional one (a local STS, a VPC endpoint).
     public var stsEndpoint: String?
+    /// Whether the STS client disregards the endpoint variables (`AWS_ENDPOINT_URL_STS`,
+    /// `AWS_ENDPOINT_URL`), as a profile's `ignore_configured_endpoint_urls = true` asks. An endpoint set
+    /// in code (``stsEndpoint``, ``STSClient/Configuration/endpoint``) is still used.
+    public var ignoresConfiguredEndpointURLs: Bool
 
     /// Creates a configuration.
     /// - Parameters:
@@ -43,6 +47,7 @@ public struct WebIdentityConfiguration: Sendable, CustomStringConvertible {
     ///   - policyArns: Managed session policies.
     ///   - region: The region whose STS endpoint to call.
     ///   - stsEndpoint: An STS endpoint URL replacing the regional one.
+    ///   - ignoresConfiguredEndpointURLs: Whether the STS client disregards the endpoint variables.
     public init(
         roleArn: String,
         tokenSource: some WebIdentityTokenSource,
@@ -52,7 +57,8 @@ public struct WebIdentityConfiguration: Sendable, CustomStringConvertible {
         policy: String? = nil,
         policyArns: [String] = [],
         region: String? = nil,
-        stsEndpoint: String? = nil
+        stsEndpoint: String? = nil,
+        ignoresConfiguredEndpointURLs: Bool = false
     ) {
         self.roleArn = roleArn
         self.tokenSource = tokenSource
@@ -63,6 +69,7 @@ public struct WebIdentityConfiguration: Sendable, CustomStringConvertible {
         self.policyArns = policyArns
         self.region = region
         self.stsEndpoint = stsEndpoint
+        self.ignoresConfiguredEndpointURLs = ignoresConfiguredEndpointURLs
     }
 
     /// The session name used when none is configured: `wif-` and the time in milliseconds since 1970,
@@ -109,6 +116,7 @@ public struct WebIdentityConfiguration: Sendable, CustomStringConvertible {
         if !self.policyArns.isEmpty { parts.append("policyArns: [\(self.policyArns.joined(separator: ", "))]") }
         if let region { parts.append("region: \(region)") }
         if let stsEndpoint { parts.append("stsEndpoint: \(stsEndpoint)") }
+        if self.ignoresConfiguredEndpointURLs { parts.append("ignoresConfiguredEndpointURLs: true") }
         return "WebIdentityConfiguration(\(parts.joined(separator: ", ")))"
     }
 }

@@ -68,10 +68,15 @@ public struct WebIdentityCredentialProvider: CredentialProvider, CustomStringCon
         var stsConfiguration = sts
         if let region = configuration.region { stsConfiguration.region = region }
         if let endpoint = configuration.stsEndpoint { stsConfiguration.endpoint = endpoint }
+        var stsEnvironment = environment
+        if configuration.ignoresConfiguredEndpointURLs {
+            // The profile said so: the endpoint variables must not bring back what it ignores.
+            stsEnvironment[WebIdentityConfiguration.Variable.ignoreConfiguredEndpointURLs] = "true"
+        }
         let client = Result { () throws(WIFCredentialsError) in
             try STSClient(
                 configuration: stsConfiguration,
-                environment: environment,
+                environment: stsEnvironment,
                 transport: transport,
                 timeSource: timeSource,
                 jitter: jitter

@@ -27,7 +27,10 @@ struct VerifiedToken: Sendable {
 ///   hold within ``LocalConfiguration/tokenLeeway``, and `aud` (for Google, `aud` or `azp`) must include
 ///   one of the issuer's client ids.
 ///
-/// Keys are parsed once and then shared; verification itself takes no lock beyond one lookup.
+/// Keys are parsed once and then shared; verification itself takes no lock beyond one lookup. A token
+/// naming a key that an issuer's JWKS URL did not list fetches the set again, at most once per
+/// ``KeyRingCache/minimumReloadInterval`` of the stack's clock, so keys the issuer rotates in are
+/// accepted without a restart.
 struct TokenVerifier: Sendable {
     /// The shortest token STS accepts.
     static let minimumTokenLength = 4
@@ -219,8 +222,11 @@ struct TokenVerifier: Sendable {
 
         guard let issuer = claims["iss"]?.stringValue, !issuer.isEmpty else { throw TokenRejection.missingClaim("iss") }
         guard let trusted = self.issuers[issuer] else { throw TokenRejection.unknownIssuer(issuer) }
-        let ring = try await self.keyRing(for: trusted)
-        guard let key = ring.key(for: keyId) else {
+        var found = try await self.keyRing(for: trusted).key(for: keyId)
+        if found == nil, let ring = await self.reloadedKeyRing(for: trusted) {
+            found = ring.key(for: keyId)
+        }
+        guard let key = found else {
             throw TokenRejection.unknownKey(issuer: issuer, hasKeyId: keyId != nil)
         }
         guard key.algorithmName == algorithm else { throw TokenRejection.unsupportedAlgorithm(algorithm) }
@@ -242,6 +248,30 @@ struct TokenVerifier: Sendable {
                 metadata: ["wif.local.issuer": "\(issuer.issuer)", "wif.local.error": "\(error.message)"]
             )
             throw TokenRejection.keysUnavailable
+        }
+    }
+
+    /// The issuer's keys fetched again after a token named a key they lack, as STS does when an issuer
+    /// rotates its keys: only for JWKS URLs (files and the stack's key do not change while it runs), and
+    /// at most once per ``KeyRingCache/minimumReloadInterval``. `nil` when there is nothing newer.
+    private func reloadedKeyRing(for issuer: TrustedIssuer) async -> JWKSKeyRing? {
+        let source = issuer.source
+        guard case .external(let index) = source, case .url? = self.externalKeySets[index] else { return nil }
+        do {
+            let ring = try await self.cache.reloadForUnknownKey(for: source, now: self.timeSource.now()) {
+                [self] () async throws(LocalStackError) -> JWKSKeyRing in
+                try await self.loadRing(source)
+            }
+            if ring != nil {
+                self.logger.debug("fetched the signing keys of an issuer again for an unknown key id", metadata: ["wif.local.issuer": "\(issuer.issuer)"])
+            }
+            return ring
+        } catch {
+            self.logger.warning(
+                "cannot fetch the signing keys of an issuer again; its known keys stay in use",
+                metadata: ["wif.local.issuer": "\(issuer.issuer)", "wif.local.error": "\(error.message)"]
+            )
+            return nil
         }
     }
 

@@ -6,6 +6,9 @@ import WIFTestSupport
 
 /// The server's connection limits: an idle connection is closed after the configured time-out, and no
 /// more than the configured number are served at once.
+///
+/// The time limits guard against a server that never closes a connection; they are wide because in a
+/// full run the whole suite shares a few threads with tests that wait on other programs.
 @Suite struct LocalStackConnectionTests {
     /// Runs a stack with the given limits over a fresh data directory.
     private func withStack(_ connections: LocalConfiguration.Connections, _ body: (LocalEndpoint) async throws -> Void) async throws {
@@ -17,7 +20,7 @@ import WIFTestSupport
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func anIdleConnectionIsClosed() async throws {
         try await self.withStack(.init(idleTimeout: .milliseconds(300))) { endpoint in
             // One that never sends a request.
@@ -41,7 +44,7 @@ import WIFTestSupport
         #expect(connections.maximum == 256)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func connectionsBeyondTheMaximumWaitUntilOneCloses() async throws {
         try await self.withStack(.init(idleTimeout: .seconds(1), maximum: 2)) { endpoint in
             let first = try LoopbackConnection(port: endpoint.port)

@@ -37,7 +37,7 @@ struct ThirdPartyClientTests {
         try await withStack { endpoint in
             let grants = try Self.grants(endpoint)
             let grantsJSON = String(decoding: try JSONSerialization.data(withJSONObject: grants), as: UTF8.self)
-            let output = try ThirdPartyProcess.run(
+            let output = try await ThirdPartyProcess.run(
                 ["python3", Self.scripts.appendingPathComponent("boto3_flow.py").path],
                 environment: ["WIF_ENDPOINT": endpoint.url, "WIF_GRANTS": grantsJSON]
             )
@@ -85,7 +85,7 @@ struct ThirdPartyClientTests {
             let work = TemporaryFolder.url("wif-aws-cli")
             try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: work) }
-            let output = try ThirdPartyProcess.run(
+            let output = try await ThirdPartyProcess.run(
                 ["bash", Self.scripts.appendingPathComponent("aws_cli_flow.sh").path],
                 environment: [
                     "WIF_ENDPOINT": endpoint.url, "WIF_TOKEN": alice.token, "WIF_PROVIDER_ID": alice.providerId ?? "",
@@ -127,12 +127,23 @@ enum ThirdPartyProcess {
     }
 
     static func succeeds(_ arguments: [String]) -> Bool {
-        (try? Self.run(arguments, environment: [:])) != nil
+        (try? Self.runBlocking(arguments, environment: [:])) != nil
     }
 
-    /// Runs `arguments` (looked up on `PATH`) with extra environment variables; returns standard output, or
-    /// throws with standard error when the program fails.
-    static func run(_ arguments: [String], environment: [String: String]) throws -> String {
+    /// Runs `arguments` (looked up on `PATH`) with extra environment variables on a thread of its own,
+    /// so that waiting for the program never holds one of the few threads the in-process stack (and
+    /// every other test) answers on; returns standard output, or throws with standard error when the
+    /// program fails.
+    static func run(_ arguments: [String], environment: [String: String]) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try Self.runBlocking(arguments, environment: environment) })
+            }
+        }
+    }
+
+    /// ``run(_:environment:)`` on the calling thread.
+    static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments

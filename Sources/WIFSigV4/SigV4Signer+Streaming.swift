@@ -37,13 +37,13 @@ extension SigV4Signer {
         }
         request.headers.append(.init("Content-Length", String(encodedLength)))
         request.headers.append(.init("X-Amz-Decoded-Content-Length", String(decodedContentLength)))
-        let outcome = try self.signHeaders(request, payload: .streamingSigned, date: date, capture: true)
-        request.headers.removeAll { self.isSignatureHeader($0.name) }
-        request.headers.append(contentsOf: outcome.addedHeaders)
+        try self.sign(&request, payload: .streamingSigned, date: date)
+        // The seed signature ends the Authorization value that `sign` has just appended.
+        let seed = String(request.headers.last { $0.name == "Authorization" }?.value.suffix(64) ?? "")
         let timestamp = try SigV4Timestamp(date)
         return SigV4ChunkSigner(
             key: self.signingKey(day: timestamp.day), amzDate: timestamp.amzDate,
-            scope: timestamp.day + self.scopeSuffix, seedSignature: outcome.signature, chunkSize: chunkSize)
+            scope: timestamp.day + self.scopeSuffix, seedSignature: seed, chunkSize: chunkSize)
     }
 }
 

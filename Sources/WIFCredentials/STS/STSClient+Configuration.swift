@@ -61,9 +61,16 @@ extension STSClient {
                 return deadline
             }
             guard let text = environment[Self.deadlineVariable], !text.isEmpty else { return Self.defaultDeadline }
-            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+            guard let deadline = Self.deadline(seconds: text) else {
                 throw .invalidConfiguration("\(Self.deadlineVariable) '\(text)' is not a number of seconds between 0 and 86400")
             }
+            return deadline
+        }
+
+        /// A deadline written as seconds (`15`, `2.5`), or `nil` unless it is a number above 0 and at
+        /// most 86400.
+        package static func deadline(seconds text: String) -> Duration? {
+            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else { return nil }
             return .milliseconds(Int64((seconds * 1000).rounded(.up)))
         }
 

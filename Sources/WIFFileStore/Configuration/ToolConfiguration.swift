@@ -192,10 +192,10 @@ public struct ToolConfiguration: Sendable {
 
         var stsDeadline: Duration?
         if let setting = pick(nil, flagName: "", STSClient.Configuration.deadlineVariable, .stsDeadline) {
-            guard let seconds = Double(setting.value), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+            guard let deadline = STSClient.Configuration.deadline(seconds: setting.value) else {
                 throw FileStoreError.invalidSetting("\(setting.origin) '\(setting.value)' is not a number of seconds between 0 and 86400")
             }
-            stsDeadline = .milliseconds(Int64((seconds * 1000).rounded(.up)))
+            stsDeadline = deadline
         }
 
         return ToolConfiguration(

@@ -1,4 +1,5 @@
 import Foundation
+import WIFFoundation
 import Testing
 import WIFTestSupport
 
@@ -37,21 +38,12 @@ struct MotoPeer: Sendable {
     /// Stores an object with an unsigned request, whatever its key holds (control characters included),
     /// as another S3 client could.
     func putObject(bucket: String, key: String, body: Data) async throws {
-        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
-        let encoded = key.utf8.map { unreserved.contains($0) ? String(UnicodeScalar($0)) : String(format: "%%%02X", $0) }.joined()
+        let encoded = PercentEncoding.encode(key, keepingSlashes: true)
         guard let url = URL(string: "\(self.endpoint)/\(bucket)/\(encoded)") else { throw ToolError("bad object URL for \(encoded)") }
         var request = URLRequest(url: url)
         request.httpMethod = "PUT"
         request.httpBody = body
-        let status: Int = try await withCheckedThrowingContinuation { continuation in
-            URLSession.shared.dataTask(with: request) { _, response, error in
-                if let error {
-                    continuation.resume(throwing: error)
-                } else {
-                    continuation.resume(returning: (response as? HTTPURLResponse)?.statusCode ?? 0)
-                }
-            }.resume()
-        }
+        let status = try await Self.status(of: request)
         guard status == 200 else { throw ToolError("storing \(encoded) on moto answered HTTP \(status)") }
     }
 
@@ -60,7 +52,13 @@ struct MotoPeer: Sendable {
         guard let url = URL(string: "\(self.endpoint)/\(name)") else { throw ToolError("bad bucket URL") }
         var request = URLRequest(url: url)
         request.httpMethod = "PUT"
-        let status: Int = try await withCheckedThrowingContinuation { continuation in
+        let status = try await Self.status(of: request)
+        guard status == 200 else { throw ToolError("creating bucket \(name) on moto answered HTTP \(status)") }
+    }
+
+    /// Sends `request` and returns the answer's status.
+    private static func status(of request: URLRequest) async throws -> Int {
+        try await withCheckedThrowingContinuation { continuation in
             URLSession.shared.dataTask(with: request) { _, response, error in
                 if let error {
                     continuation.resume(throwing: error)
@@ -69,6 +67,5 @@ struct MotoPeer: Sendable {
                 }
             }.resume()
         }
-        guard status == 200 else { throw ToolError("creating bucket \(name) on moto answered HTTP \(status)") }
     }
 }

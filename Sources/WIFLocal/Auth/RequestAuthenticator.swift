@@ -179,13 +179,14 @@ struct RequestAuthenticator: Sendable {
     }
 
     /// Header signatures (and query signatures outside S3, whose `X-Amz-Expires` AWS ignores) must be within
-    /// the allowed skew of the clock; S3's presigned URLs are valid from their date to date + expires.
+    /// the allowed skew of the clock; S3's presigned URLs are valid from their date to date + expires, and
+    /// one that expires after 0 seconds is never valid, as on S3.
     private func checkTime(of parameters: SignatureParameters, now: Int64, errors: AuthenticationErrors) throws(AWSErrorResponse) {
         let skew = Int64(self.configuration.allowedClockSkew)
         if parameters.presigned && errors.isS3 {
             let expires = parameters.expires ?? 0
             if parameters.time - now > skew { throw errors.presignNotYetValid(date: parameters.time, now: now) }
-            if now > parameters.time + Int64(expires) {
+            if expires == 0 || now > parameters.time + Int64(expires) {
                 throw errors.presignExpired(expires: expires, expiry: parameters.time + Int64(expires), now: now)
             }
             return

@@ -106,9 +106,14 @@ extension S3Service {
         var attributes = ObjectAttributes()
         attributes.contentType = headers[.contentType]
         if let encoding = headers[.contentEncoding] {
-            let kept = encoding.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                .filter { !$0.isEmpty && $0.lowercased() != "aws-chunked" }
-            attributes.contentEncoding = kept.isEmpty ? nil : kept.joined(separator: ",")
+            // Kept as sent (`deflate, gzip` stays so), but for the `aws-chunked` framing of the upload itself.
+            let codings = encoding.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            if codings.contains(where: { $0.lowercased() == "aws-chunked" }) {
+                let kept = codings.filter { !$0.isEmpty && $0.lowercased() != "aws-chunked" }
+                attributes.contentEncoding = kept.isEmpty ? nil : kept.joined(separator: ",")
+            } else {
+                attributes.contentEncoding = encoding
+            }
         }
         attributes.contentDisposition = headers[.contentDisposition]
         attributes.contentLanguage = headers[.contentLanguage]

@@ -7,9 +7,38 @@ import WIFFoundation
 
 extension S3Service {
     /// `GET /`: every bucket of the account, if the caller may `s3:ListAllMyBuckets`.
+    ///
+    /// With `max-buckets` (1…10000) the answer is paged: a `ContinuationToken` in the answer names where
+    /// the next page starts. `prefix` keeps the names that start with it; `bucket-region` keeps all or none,
+    /// every bucket being in the stack's one region.
     func listBuckets(_ call: Call) async throws(AWSErrorResponse) -> Response {
         try self.authorize(call)
-        return .xml(S3XML.listBuckets(self.store.listBuckets(), owner: self.owner), requestId: call.requestId)
+        var maximum: Int?
+        if let text = call.query["max-buckets"] {
+            guard let value = Int(text), (1...10_000).contains(value) else {
+                throw S3Errors.invalidArgument("max-buckets must be a number from 1 to 10000", name: "max-buckets", value: text)
+            }
+            maximum = value
+        }
+        var after: [UInt8]?
+        if let token = call.query["continuation-token"] {
+            guard let bytes = ContinuationToken.decode(token) else {
+                throw S3Errors.invalidArgument("The continuation token provided is incorrect", name: "continuation-token", value: token)
+            }
+            after = bytes
+        }
+        let prefix = call.query["prefix"] ?? ""
+        var buckets = self.store.listBuckets().filter { bucket in
+            bucket.name.hasPrefix(prefix) && after.map { $0.lexicographicallyPrecedes(bucket.name.utf8) } ?? true
+        }
+        if let region = call.query["bucket-region"], region != self.state.configuration.region { buckets = [] }
+        var next: String?
+        if let maximum, buckets.count > maximum {
+            buckets = Array(buckets.prefix(maximum))
+            next = buckets.last.map { ContinuationToken.encode(Array($0.name.utf8)) }
+        }
+        let page = S3XML.BucketPage(buckets: buckets, continuationToken: next, prefix: call.query["prefix"])
+        return .xml(S3XML.listBuckets(page, owner: self.owner), requestId: call.requestId)
     }
 
     /// `PUT /bucket`, with an optional `CreateBucketConfiguration` body naming the region.
@@ -175,7 +204,7 @@ extension S3Service {
             throw ObjectStoreError.malformedXML("Delete names \(objects.count) objects, at most \(Self.maximumDeleteKeys) are allowed")
         }
         var outcomes: [S3XML.DeleteOutcome?] = Array(repeating: nil, count: objects.count)
-        var allowedKeys: [String] = []
+        var allowedKeys: [(key: String, etag: String?)] = []
         var allowedSlots: [Int] = []
         for (index, object) in objects.enumerated() {
             guard let keyElement = object.child("Key") else {
@@ -193,7 +222,8 @@ extension S3Service {
                     continue
                 }
             }
-            allowedKeys.append(key)
+            let etag = object.child("ETag")?.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            allowedKeys.append((key, etag.flatMap { $0.isEmpty ? nil : $0 }))
             allowedSlots.append(index)
         }
         let results = try await self.store.deleteObjects(bucket: call.bucket, keys: allowedKeys)

@@ -70,21 +70,49 @@ extension S3Service {
             }
             range = parsed
         }
-        let source = try await self.openCopySource(call, range: range)
+        let source: ObjectContent
+        do {
+            source = try await self.openCopySource(call, range: range)
+        } catch where error.code == "InvalidRange" {
+            throw Self.copyRangeBeyondSource(range)
+        }
+        // A GET clamps a range that runs past the end; a copied part must lie wholly inside the source.
+        if let range, case .from(_, let last?) = range.kind, last >= source.info.size {
+            throw Self.copyRangeBeyondSource(range, size: source.info.size)
+        }
         let part = try await self.store.uploadPart(
             bucket: call.bucket, key: call.key, uploadId: uploadId, partNumber: partNumber, body: source.body,
             checks: PayloadChecks(expectedLength: source.contentLength))
         return .xml(S3XML.copyPartResult(etag: part.etag, lastModified: part.lastModified), requestId: call.requestId)
     }
 
-    /// `POST /bucket/key?uploadId=U` with a `CompleteMultipartUpload` body listing the parts.
+    /// S3's answer to an `x-amz-copy-source-range` that does not lie inside the source object: 400
+    /// `InvalidRange`.
+    private static func copyRangeBeyondSource(_ range: ByteRange?, size: Int64? = nil) -> AWSErrorResponse {
+        let sizeText = size.map { " of \($0) bytes" } ?? ""
+        return AWSErrorResponse(
+            "InvalidRange", "The x-amz-copy-source-range \(range?.description ?? "") is not inside the source object\(sizeText).",
+            status: .badRequest)
+    }
+
+    /// `POST /bucket/key?uploadId=U` with a `CompleteMultipartUpload` body listing the parts, with
+    /// `If-None-Match: *` and `If-Match` as on a put.
+    ///
+    /// Completing an upload that was completed already answers the same result while the object it made is
+    /// still in place, so a client retrying after a lost response does not fail; S3 does the same.
     func completeMultipartUpload(_ call: Call) async throws(AWSErrorResponse) -> Response {
         try self.requireBucket(call)
         try self.authorize(call)
         let uploadId = try self.uploadId(call)
         let body = try await self.collectSmallBody(call)
         let parts = try Self.completedParts(Array(buffer: body))
-        let info = try await self.store.completeMultipartUpload(bucket: call.bucket, key: call.key, uploadId: uploadId, parts: parts)
+        let info: ObjectInfo
+        if let completed = try await self.store.completedUpload(bucket: call.bucket, key: call.key, uploadId: uploadId, parts: parts) {
+            info = completed
+        } else {
+            try await self.checkWritePreconditions(call)
+            info = try await self.store.completeMultipartUpload(bucket: call.bucket, key: call.key, uploadId: uploadId, parts: parts)
+        }
         let host = call.request.head.authority ?? "\(self.state.configuration.host)"
         let path = call.address.virtualHosted
             ? "/" + S3PercentDecoding.encodeForListing(call.key)

@@ -23,8 +23,9 @@ extension S3Service {
         return response
     }
 
-    /// `If-None-Match: *` (create only) and `If-Match` on a put, as S3 supports them.
-    private func checkWritePreconditions(_ call: Call) async throws(AWSErrorResponse) {
+    /// `If-None-Match: *` (create only) and `If-Match` on a put or a multipart completion, as S3 supports
+    /// them.
+    func checkWritePreconditions(_ call: Call) async throws(AWSErrorResponse) {
         let ifNoneMatch = call.headers[.ifNoneMatch]
         let ifMatch = call.headers[.ifMatch]
         guard ifNoneMatch != nil || ifMatch != nil else { return }
@@ -142,7 +143,7 @@ extension S3Service {
     func deleteObject(_ call: Call) async throws(AWSErrorResponse) -> Response {
         try self.requireBucket(call)
         try self.authorize(call)
-        try await self.store.deleteObject(bucket: call.bucket, key: call.key)
+        try await self.store.deleteObject(bucket: call.bucket, key: call.key, ifMatch: call.headers[.ifMatch])
         return Response(status: .noContent)
     }
 

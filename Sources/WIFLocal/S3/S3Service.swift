@@ -79,6 +79,11 @@ struct S3Service: Sendable {
     }
 
     private func handle(_ request: Request, requestId: String, sourceIp: String?) async throws(AWSErrorResponse) -> Response {
+        if request.method == .post, let type = request.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data") {
+            // A browser form upload signs a policy inside the form, not the request, so it would otherwise be
+            // refused as unsigned.
+            throw S3Errors.notImplemented("Browser-based uploads (POST with a form and a signed policy)")
+        }
         let authenticated = try self.authenticator.authenticate(request, service: "s3")
         let address = try S3Address(host: request.head.authority, rawPath: request.uri.path, rule: self.hostRule)
         let query = try S3Query(raw: request.uri.query)
@@ -96,6 +101,7 @@ struct S3Service: Sendable {
         let call = Call(
             request: request, requestId: requestId, operation: operation, address: address, query: query,
             authenticated: authenticated, context: context)
+        try Self.refuseUnsupportedHeaders(call)
         switch operation {
         case .listBuckets: return try await self.listBuckets(call)
         case .createBucket: return try await self.createBucket(call)

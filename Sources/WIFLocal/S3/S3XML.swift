@@ -26,17 +26,28 @@ enum S3XML {
     }
 
     /// `ListAllMyBucketsResult`.
-    static func listBuckets(_ buckets: [BucketInfo], owner: Owner) -> String {
+    /// One page of `ListBuckets`.
+    struct BucketPage: Sendable {
+        var buckets: [BucketInfo]
+        /// Where the next page starts; `nil` on the last page.
+        var continuationToken: String? = nil
+        /// The `prefix` the request gave, echoed.
+        var prefix: String? = nil
+    }
+
+    static func listBuckets(_ page: BucketPage, owner: Owner) -> String {
         var xml = Self.open("ListAllMyBucketsResult")
         Self.owner(owner, into: &xml)
         xml.open("Buckets")
-        for bucket in buckets {
+        for bucket in page.buckets {
             xml.open("Bucket")
             xml.element("Name", bucket.name)
             xml.element("CreationDate", AWSDate.extendedWithMilliseconds(AWSDate.milliseconds(bucket.creationDate)))
             xml.close("Bucket")
         }
         xml.close("Buckets")
+        if let token = page.continuationToken { xml.element("ContinuationToken", token) }
+        if let prefix = page.prefix { xml.element("Prefix", prefix) }
         xml.close("ListAllMyBucketsResult")
         return xml.document
     }

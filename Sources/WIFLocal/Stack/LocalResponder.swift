@@ -29,6 +29,12 @@ struct LocalResponder: HTTPResponder {
     /// duration. Headers and queries may hold signatures and tokens, so they are never logged.
     func respond(to request: Request, context: Context) async throws -> Response {
         let sourceIp = context.remoteAddress?.ipAddress
+        var request = request
+        if let expect = request.headers[.expect], ExpectContinueHandler.expectsContinue(expect) {
+            // The interim `100 Continue` goes out when a service starts reading the body, after it has let
+            // the request in; a refused request's body is never asked for.
+            request.body = RequestBody(asyncSequence: ContinuingBody(base: request.body, channel: context.channel))
+        }
         guard self.logger.logLevel <= .debug else {
             return await self.dispatch(request, sourceIp: sourceIp)
         }
@@ -148,14 +154,46 @@ struct LocalResponder: HTTPResponder {
     }
 }
 
-/// The request context of the local stack: Hummingbird's core context and the client's address.
+/// The request context of the local stack: Hummingbird's core context, the client's address and the
+/// connection.
 struct LocalRequestContext: RequestContext, RemoteAddressRequestContext {
     var coreContext: CoreRequestContextStorage
     /// The connected client, `nil` when the channel no longer knows it.
     let remoteAddress: SocketAddress?
+    /// The connection the request came on, for the interim `100 Continue`.
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = CoreRequestContextStorage(source: source)
         self.remoteAddress = source.channel.remoteAddress
+        self.channel = source.channel
+    }
+}
+
+/// A request body that asks its connection for the owed `100 Continue` (``ExpectContinueHandler``) when
+/// it is first read.
+struct ContinuingBody: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+
+    let base: RequestBody
+    let channel: any Channel
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: self.base.makeAsyncIterator(), channel: self.channel)
+    }
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: RequestBody.AsyncIterator
+        let channel: any Channel
+        var asked = false
+
+        mutating func next() async throws -> ByteBuffer? {
+            if !self.asked {
+                self.asked = true
+                // A connection that has gone away fails the read below with its own error.
+                try? await self.channel.triggerUserOutboundEvent(ExpectContinueHandler.ContinueRequest()).get()
+            }
+            return try await self.base.next()
+        }
     }
 }

@@ -5,8 +5,10 @@ extension ObjectStore {
     /// common prefixes at the delimiter, in pages of at most `maxKeys` entries (keys and common prefixes
     /// together).
     ///
-    /// The continuation token is the base64 of the last entry returned; a common prefix returned on an
-    /// earlier page is never returned again.
+    /// The continuation token is the base64 of the last entry returned. A common prefix at or before the
+    /// marker (a continuation token, `start-after`, or ListObjects' `marker`) is skipped whole: a marker
+    /// inside a common prefix means the prefix was returned already, so a client paging by `NextMarker`
+    /// moves on.
     /// - Throws: `NoSuchBucket`; `InvalidArgument` for a negative `maxKeys` or a token this store did not issue.
     func listObjects(bucket: String, _ request: ListObjectsRequest) async throws(AWSErrorResponse) -> ListObjectsResult {
         let state = try self.bucket(bucket)
@@ -17,13 +19,11 @@ extension ObjectStore {
         let prefix = Array(request.prefix.utf8)
         let delimiter = request.delimiter.flatMap { $0.isEmpty ? nil : Array($0.utf8) }
         var marker: [UInt8]?
-        var markerIsToken = false
         if let token = request.continuationToken {
             guard let bytes = ContinuationToken.decode(token) else {
                 throw ObjectStoreError.invalidArgument("The continuation token provided is incorrect", name: "continuation-token", value: token)
             }
             marker = bytes
-            markerIsToken = true
         } else if let startAfter = request.startAfter, !startAfter.isEmpty {
             marker = Array(startAfter.utf8)
         }
@@ -41,7 +41,7 @@ extension ObjectStore {
                 if let delimiter, let end = Self.rollUp(entry.key.bytes, after: prefix.count, delimiter: delimiter) {
                     let common = Array(entry.key.bytes[..<end])
                     position = index.lowerBound(common + [0xFF])
-                    if markerIsToken, let marker, !marker.lexicographicallyPrecedes(common) { continue }
+                    if let marker, !marker.lexicographicallyPrecedes(common) { continue }
                     commonPrefixes.append(String(decoding: common, as: UTF8.self))
                     last = common
                     continue
@@ -54,7 +54,7 @@ extension ObjectStore {
             var more = false
             var probe = position
             while probe < entries.count, entries[probe].key.hasPrefix(prefix) {
-                if markerIsToken, let marker, let delimiter, let end = Self.rollUp(entries[probe].key.bytes, after: prefix.count, delimiter: delimiter),
+                if let marker, let delimiter, let end = Self.rollUp(entries[probe].key.bytes, after: prefix.count, delimiter: delimiter),
                     !marker.lexicographicallyPrecedes(Array(entries[probe].key.bytes[..<end])) {
                     probe = index.lowerBound(Array(entries[probe].key.bytes[..<end]) + [0xFF])
                     continue

@@ -195,13 +195,28 @@ extension ObjectStore {
             etag: etag,
             lastModified: StoredRecord.milliseconds(self.timeSource.now()),
             attributes: upload.attributes,
-            partCount: parts.count
+            partCount: parts.count,
+            uploadId: uploadId
         )
         try output.skip(total)
         try await output.finish(record: record, synchronize: self.configuration.synchronizeWrites)
         try self.commit(output, key: objectKey, record: record, in: state)
         self.discardUpload(uploadId)
         return Self.info(key: key, record: record)
+    }
+
+    /// The object an upload made, when the upload was completed already and that object is still the
+    /// key's current one with as many parts as `parts` names; `nil` otherwise (the upload is still open,
+    /// or was never completed here).
+    func completedUpload(bucket: String, key: String, uploadId: String, parts: [CompletedPart]) async throws(AWSErrorResponse)
+        -> ObjectInfo?
+    {
+        _ = try self.bucket(bucket)
+        if (try? self.upload(bucket: bucket, key: key, uploadId: uploadId)) != nil { return nil }
+        guard let (file, info) = try? self.open(bucket: bucket, key: key), file.record.uploadId == uploadId,
+            file.record.partCount == parts.count
+        else { return nil }
+        return info
     }
 
     /// Aborts an upload and deletes its parts.

@@ -265,7 +265,9 @@ extension ObjectStore {
         try self.open(bucket: bucket, key: key).1
     }
 
-    private func open(bucket: String, key: String) throws(AWSErrorResponse) -> (StoredFile, ObjectInfo) {
+    /// Opens a key's stored file and describes it.
+    /// - Throws: `NoSuchBucket`, `NoSuchKey` and the key's own errors.
+    func open(bucket: String, key: String) throws(AWSErrorResponse) -> (StoredFile, ObjectInfo) {
         let state = try self.bucket(bucket)
         let objectKey = try ObjectKey(key)
         guard let file = try StoredFile.load(path: state.location(of: objectKey).file), file.record.objectKey == objectKey else {
@@ -275,15 +277,22 @@ extension ObjectStore {
     }
 
     /// Deletes an object; deleting a missing key succeeds, as in S3.
+    /// With `ifMatch` (an `If-Match` value: entity tags or `*`), the object is deleted only when it exists
+    /// and its entity tag matches, checked under the bucket's lock so no write slips in between.
     /// - Returns: Whether an object was deleted.
-    /// - Throws: `NoSuchBucket`, `KeyTooLongError`, `InvalidArgument`, `InternalError`.
+    /// - Throws: `NoSuchBucket`, `KeyTooLongError`, `InvalidArgument`, `InternalError`; with `ifMatch`,
+    ///   `NoSuchKey` for a missing object and `PreconditionFailed` for another entity tag.
     @discardableResult
-    func deleteObject(bucket: String, key: String) async throws(AWSErrorResponse) -> Bool {
+    func deleteObject(bucket: String, key: String, ifMatch: String? = nil) async throws(AWSErrorResponse) -> Bool {
         let state = try self.bucket(bucket)
         let objectKey = try ObjectKey(key)
         let path = state.location(of: objectKey).file
         return try state.index.withLock { index throws(AWSErrorResponse) -> Bool in
             guard !index.removed else { throw ObjectStoreError.noSuchBucket(bucket) }
+            if let ifMatch {
+                guard let entry = index.entry(objectKey) else { throw ObjectStoreError.noSuchKey(key) }
+                guard S3Conditions.etagList(ifMatch, matches: entry.etag) else { throw S3Errors.preconditionFailed("If-Match") }
+            }
             if unlink(path) != 0 {
                 guard errno == ENOENT || errno == ENOTDIR else { throw ObjectStoreError.systemCall("unlink", errno) }
             }
@@ -299,15 +308,16 @@ extension ObjectStore {
         case failed(key: String, error: AWSErrorResponse)
     }
 
-    /// Deletes several objects, each independently, in the given order.
+    /// Deletes several objects, each independently, in the given order; a key with an entity tag is
+    /// deleted only when it matches (`DeleteObjects`' `ETag` member).
     /// - Throws: `NoSuchBucket` for the whole request.
-    func deleteObjects(bucket: String, keys: [String]) async throws(AWSErrorResponse) -> [DeleteOutcome] {
+    func deleteObjects(bucket: String, keys: [(key: String, etag: String?)]) async throws(AWSErrorResponse) -> [DeleteOutcome] {
         _ = try self.bucket(bucket)
         var outcomes: [DeleteOutcome] = []
         outcomes.reserveCapacity(keys.count)
-        for key in keys {
+        for (key, etag) in keys {
             do {
-                try await self.deleteObject(bucket: bucket, key: key)
+                try await self.deleteObject(bucket: bucket, key: key, ifMatch: etag)
                 outcomes.append(.deleted(key: key))
             } catch {
                 if error.code == "NoSuchBucket" { throw error }

@@ -292,6 +292,13 @@ struct BucketIndex: Sendable {
         }
     }
 
+    /// The entry of a key, if the bucket holds it.
+    func entry(_ key: ObjectKey) -> IndexEntry? {
+        let position = self.lowerBound(key.bytes)
+        guard position < self.entries.count, self.entries[position].key == key else { return nil }
+        return self.entries[position]
+    }
+
     @discardableResult
     mutating func remove(_ key: ObjectKey) -> Bool {
         let position = self.lowerBound(key.bytes)

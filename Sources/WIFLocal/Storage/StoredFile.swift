@@ -34,6 +34,8 @@ struct StoredRecord: Codable, Sendable {
     var md5: String?
     /// The number of parts of a multipart object.
     var partCount: Int?
+    /// The multipart upload that made the object, so that completing it again answers the same result.
+    var uploadId: String? = nil
 
     static let magic: [UInt8] = Array("WIFOBJ1\n".utf8)
     static let trailerLength = 12

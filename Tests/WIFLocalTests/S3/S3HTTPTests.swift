@@ -126,6 +126,53 @@ struct S3HTTPTests {
         }
     }
 
+    /// The head of a PUT with `Expect: 100-continue`, as raw HTTP/1.1, signed with `credentials`.
+    static func expectContinueHead(port: Int, path: String, length: Int, credentials: AWSCredentials) throws -> String {
+        let host = "127.0.0.1:\(port)"
+        var signed = SigV4Request(
+            method: "PUT", scheme: "http", host: host, path: path,
+            headers: [.init("Content-Length", String(length)), .init("Expect", "100-continue")])
+        let signer = SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3")
+        try signer.sign(&signed, payload: .unsigned, date: Date())
+        var head = "PUT \(path) HTTP/1.1\r\nHost: \(host)\r\n"
+        for header in signed.headers where header.name.lowercased() != "host" { head += "\(header.name): \(header.value)\r\n" }
+        return head + "\r\n"
+    }
+
+    @Test("Expect: 100-continue is answered only for a request that is let in; a refused one gets its refusal, not 100")
+    func expectContinueAfterAuthorization() async throws {
+        try await Self.withStack { endpoint, _ in
+            let refused = try LoopbackConnection(port: endpoint.port)
+            let wrongKey = AWSCredentials(accessKeyId: Self.admin.accessKeyId, secretAccessKey: "not-the-secret-key-at-all")
+            try refused.send(try Self.expectContinueHead(port: endpoint.port, path: "/wif-personal/expect/refused.bin", length: 5, credentials: wrongKey))
+            let answer = await refused.readUntilClosed(timeout: .seconds(20))
+            #expect(answer.received.hasPrefix("HTTP/1.1 403"), "\(answer.received.prefix(200))")
+            #expect(!answer.received.contains("100 Continue"))
+            #expect(answer.received.lowercased().contains("connection: close"))
+            #expect(answer.closed, "the body the client held back is never read, so the connection is closed")
+
+            let allowed = try LoopbackConnection(port: endpoint.port)
+            try allowed.send(try Self.expectContinueHead(
+                port: endpoint.port, path: "/wif-personal/expect/allowed.bin", length: 5, credentials: Self.adminCredentials))
+            guard case .received(let interim) = await allowed.next(timeout: .seconds(20)) else {
+                Issue.record("no interim answer to an authorized request")
+                return
+            }
+            #expect(interim.hasPrefix("HTTP/1.1 100 Continue"), "\(interim.prefix(200))")
+            try allowed.send("hello")
+            var final = interim
+            while !final.contains("HTTP/1.1 200") {
+                guard case .received(let more) = await allowed.next(timeout: .seconds(20)) else { break }
+                final += more
+            }
+            #expect(final.contains("HTTP/1.1 200"), "\(final.prefix(400))")
+            let stored = try await Self.send(endpoint, "GET", "/wif-personal/expect/allowed.bin", credentials: Self.adminCredentials)
+            #expect(stored.text == "hello")
+            let notStored = try await Self.send(endpoint, "GET", "/wif-personal/expect/refused.bin", credentials: Self.adminCredentials)
+            #expect(notStored.status == 404)
+        }
+    }
+
     @Test("an upload cut off mid-body stores nothing and leaves the previous object intact")
     func interruptedUpload() async throws {
         try await Self.withStack { endpoint, _ in

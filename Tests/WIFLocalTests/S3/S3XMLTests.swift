@@ -15,7 +15,7 @@ struct S3XMLTests {
 
     @Test("ListAllMyBucketsResult lists the buckets with their creation dates")
     func listBuckets() throws {
-        let xml = S3XML.listBuckets([BucketInfo(name: "b1", creationDate: Self.date)], owner: Self.owner)
+        let xml = S3XML.listBuckets(.init(buckets: [BucketInfo(name: "b1", creationDate: Self.date)]), owner: Self.owner)
         #expect(xml.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"))
         #expect(xml.contains("<ListAllMyBucketsResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"))
         let root = try Self.parse(xml)

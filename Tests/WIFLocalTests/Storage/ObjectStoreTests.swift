@@ -165,7 +165,8 @@ struct ObjectStoreTests {
     @Test func deleteObjectsReportsEachKey() async throws {
         try await Support.withStore { store, _ in
             for key in ["a", "b", "c"] { try await store.putObject(bucket: Support.bucket, key: key, body: StorageBody(key)) }
-            let outcomes = try await store.deleteObjects(bucket: Support.bucket, keys: ["a", "missing", String(repeating: "x", count: 1025), "c"])
+            let outcomes = try await store.deleteObjects(
+                bucket: Support.bucket, keys: ["a", "missing", String(repeating: "x", count: 1025), "c"].map { ($0, nil) })
             #expect(outcomes.count == 4)
             var deleted: [String] = []
             var failed: [String: String] = [:]
@@ -178,7 +179,7 @@ struct ObjectStoreTests {
             #expect(deleted == ["a", "missing", "c"])
             #expect(failed == [String(repeating: "x", count: 1025): "KeyTooLongError"])
             #expect(try await store.listObjects(bucket: Support.bucket, ListObjectsRequest()).objects.map(\.key) == ["b"])
-            await expectStoreError("NoSuchBucket") { _ = try await store.deleteObjects(bucket: "missing-bucket", keys: ["a"]) }
+            await expectStoreError("NoSuchBucket") { _ = try await store.deleteObjects(bucket: "missing-bucket", keys: [("a", nil)]) }
         }
     }
 

@@ -1,0 +1,191 @@
+"""Checks, with boto3, answers in which the local stack once differed from S3: listing past a common
+prefix, completing a multipart upload again or conditionally, copy ranges, presigned URLs that expire at
+once, Content-Encoding, paged bucket listings, conditional deletes, canned ACLs, server-side encryption and
+browser form uploads.
+
+Input: WIF_ENDPOINT, WIF_ACCESS_KEY and WIF_SECRET_KEY (the stack's administrator), WIF_BUCKET (an
+empty bucket). Output: one JSON object of observations on stdout; the Swift test asserts on them. Exit 2
+on a setup failure (boto3 missing)."""
+import json
+import os
+import sys
+import urllib.error
+import urllib.request
+import uuid
+
+try:
+    import boto3
+    from botocore.config import Config
+    from botocore.exceptions import ClientError
+except ImportError as error:
+    print(f"boto3 is missing: {error}", file=sys.stderr)
+    sys.exit(2)
+
+ENDPOINT = os.environ["WIF_ENDPOINT"]
+BUCKET = os.environ["WIF_BUCKET"]
+CONFIG = Config(region_name="us-east-1", signature_version="s3v4", retries={"max_attempts": 1},
+                s3={"addressing_style": "path"})
+S3 = boto3.client("s3", endpoint_url=ENDPOINT, config=CONFIG,
+                  aws_access_key_id=os.environ["WIF_ACCESS_KEY"],
+                  aws_secret_access_key=os.environ["WIF_SECRET_KEY"])
+MIB = 1024 * 1024
+
+
+def code(call):
+    """The S3 error code of a call, or "OK"."""
+    try:
+        call()
+        return "OK"
+    except ClientError as error:
+        return error.response["Error"]["Code"]
+
+
+def status_of(request):
+    """The HTTP status of a urllib request."""
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def listing_past_common_prefix(seen):
+    for key in ["boo/bar", "boo/baz/xyzzy", "cquux/thud", "cquux/bla"]:
+        S3.put_object(Bucket=BUCKET, Key=key, Body=b"x")
+    prefixes, marker, pages = [], "boo/", 0
+    while pages < 6:
+        page = S3.list_objects(Bucket=BUCKET, Delimiter="/", MaxKeys=1, Marker=marker)
+        pages += 1
+        prefixes += [entry["Prefix"] for entry in page.get("CommonPrefixes", [])]
+        if not page.get("IsTruncated") or page.get("NextMarker") in (None, marker):
+            break
+        marker = page["NextMarker"]
+    seen["listV1PastPrefix"] = prefixes
+    seen["listV1Pages"] = pages
+    paginated = []
+    for page in S3.get_paginator("list_objects").paginate(Bucket=BUCKET, Delimiter="/", PaginationConfig={"PageSize": 1}):
+        paginated += [entry["Prefix"] for entry in page.get("CommonPrefixes", [])]
+        if len(paginated) > 10:
+            break
+    seen["listV1Paginated"] = paginated
+
+
+def multipart(key):
+    upload = S3.create_multipart_upload(Bucket=BUCKET, Key=key)["UploadId"]
+    parts = []
+    for number, size in [(1, 5 * MIB), (2, 1024)]:
+        answer = S3.upload_part(Bucket=BUCKET, Key=key, UploadId=upload, PartNumber=number, Body=bytes([number]) * size)
+        parts.append({"PartNumber": number, "ETag": answer["ETag"]})
+    return upload, {"Parts": parts}
+
+
+def completing_again(seen):
+    upload, parts = multipart("retried.bin")
+    first = S3.complete_multipart_upload(Bucket=BUCKET, Key="retried.bin", UploadId=upload, MultipartUpload=parts)
+    try:
+        again = S3.complete_multipart_upload(Bucket=BUCKET, Key="retried.bin", UploadId=upload, MultipartUpload=parts)
+        seen["completeAgain"] = "same" if again["ETag"] == first["ETag"] else "different"
+    except ClientError as error:
+        seen["completeAgain"] = error.response["Error"]["Code"]
+    S3.put_object(Bucket=BUCKET, Key="exists.bin", Body=b"keep me")
+    upload, parts = multipart("exists.bin")
+    seen["completeIfNoneMatch"] = code(lambda: S3.complete_multipart_upload(
+        Bucket=BUCKET, Key="exists.bin", UploadId=upload, MultipartUpload=parts, IfNoneMatch="*"))
+    seen["existingKept"] = S3.get_object(Bucket=BUCKET, Key="exists.bin")["Body"].read() == b"keep me"
+    S3.abort_multipart_upload(Bucket=BUCKET, Key="exists.bin", UploadId=upload)
+
+
+def copy_range(seen):
+    S3.put_object(Bucket=BUCKET, Key="source.bin", Body=bytes(100))
+    upload = S3.create_multipart_upload(Bucket=BUCKET, Key="copied.bin")["UploadId"]
+    seen["copyRangeBeyond"] = code(lambda: S3.upload_part_copy(
+        Bucket=BUCKET, Key="copied.bin", UploadId=upload, PartNumber=1,
+        CopySource={"Bucket": BUCKET, "Key": "source.bin"}, CopySourceRange="bytes=50-150"))
+    seen["copyRangeInside"] = code(lambda: S3.upload_part_copy(
+        Bucket=BUCKET, Key="copied.bin", UploadId=upload, PartNumber=1,
+        CopySource={"Bucket": BUCKET, "Key": "source.bin"}, CopySourceRange="bytes=0-99"))
+    S3.abort_multipart_upload(Bucket=BUCKET, Key="copied.bin", UploadId=upload)
+
+
+def presigned_zero(seen):
+    url = S3.generate_presigned_url("get_object", Params={"Bucket": BUCKET, "Key": "source.bin"}, ExpiresIn=0)
+    seen["presignedZero"] = status_of(urllib.request.Request(url))
+    url = S3.generate_presigned_url("get_object", Params={"Bucket": BUCKET, "Key": "source.bin"}, ExpiresIn=60)
+    seen["presignedMinute"] = status_of(urllib.request.Request(url))
+
+
+def content_encoding(seen):
+    S3.put_object(Bucket=BUCKET, Key="encoded.bin", Body=b"x", ContentEncoding="deflate, gzip")
+    seen["contentEncoding"] = S3.head_object(Bucket=BUCKET, Key="encoded.bin").get("ContentEncoding")
+
+
+def bucket_pages(seen):
+    prefix = "conformance-" + uuid.uuid4().hex[:8]
+    names = [f"{prefix}-{index}" for index in range(3)]
+    for name in names:
+        S3.create_bucket(Bucket=name)
+    found, token, pages = [], None, 0
+    while pages < 10:
+        arguments = {"MaxBuckets": 1, "Prefix": prefix}
+        if token:
+            arguments["ContinuationToken"] = token
+        page = S3.list_buckets(**arguments)
+        pages += 1
+        found += [bucket["Name"] for bucket in page["Buckets"]]
+        token = page.get("ContinuationToken")
+        if not token:
+            break
+    seen["bucketPages"] = pages
+    seen["bucketNames"] = found == names
+    for name in names:
+        S3.delete_bucket(Bucket=name)
+
+
+def conditional_deletes(seen):
+    etag = S3.put_object(Bucket=BUCKET, Key="guarded.txt", Body=b"1")["ETag"]
+    seen["deleteIfMatchWrong"] = code(lambda: S3.delete_object(Bucket=BUCKET, Key="guarded.txt", IfMatch='"0000"'))
+    seen["deleteIfMatchRight"] = code(lambda: S3.delete_object(Bucket=BUCKET, Key="guarded.txt", IfMatch=etag))
+    first = S3.put_object(Bucket=BUCKET, Key="batch/1", Body=b"1")["ETag"]
+    S3.put_object(Bucket=BUCKET, Key="batch/2", Body=b"2")
+    answer = S3.delete_objects(Bucket=BUCKET, Delete={"Objects": [
+        {"Key": "batch/1", "ETag": first}, {"Key": "batch/2", "ETag": '"ffff"'}]})
+    seen["batchDeleted"] = [entry["Key"] for entry in answer.get("Deleted", [])]
+    seen["batchErrors"] = [entry["Code"] for entry in answer.get("Errors", [])]
+
+
+def acls_and_encryption(seen):
+    seen["aclPrivate"] = code(lambda: S3.put_object(Bucket=BUCKET, Key="acl.txt", Body=b"1", ACL="private"))
+    seen["aclPublicRead"] = code(lambda: S3.put_object(Bucket=BUCKET, Key="acl.txt", Body=b"1", ACL="public-read"))
+    seen["sseKMS"] = code(lambda: S3.put_object(Bucket=BUCKET, Key="sse.txt", Body=b"1", ServerSideEncryption="aws:kms"))
+    seen["sseCustomer"] = code(lambda: S3.put_object(
+        Bucket=BUCKET, Key="sse.txt", Body=b"1", SSECustomerAlgorithm="AES256", SSECustomerKey="k" * 32))
+    seen["sseStored"] = code(lambda: S3.head_object(Bucket=BUCKET, Key="sse.txt"))
+
+
+def form_upload(seen):
+    post = S3.generate_presigned_post(BUCKET, "form/${filename}")
+    boundary = "----wifconformance"
+    body = b""
+    for name, value in post["fields"].items():
+        body += f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n".encode()
+    body += (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n"
+             "Content-Type: text/plain\r\n\r\nhello\r\n").encode()
+    body += f"--{boundary}--\r\n".encode()
+    request = urllib.request.Request(post["url"], data=body, method="POST",
+                                     headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+    seen["formUpload"] = status_of(request)
+
+
+def main():
+    seen = {}
+    for check in [listing_past_common_prefix, completing_again, copy_range, presigned_zero, content_encoding,
+                  bucket_pages, conditional_deletes, acls_and_encryption, form_upload]:
+        try:
+            check(seen)
+        except Exception as error:  # one check failing must not hide the others' answers
+            seen[check.__name__ + "Failed"] = f"{type(error).__name__}: {error}"
+    print(json.dumps(seen))
+
+
+if __name__ == "__main__":
+    main()

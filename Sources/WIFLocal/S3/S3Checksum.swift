@@ -5,7 +5,7 @@ import Foundation
 /// `-sha1`, `-sha256`), each the base64 of the big-endian digest.
 struct S3Checksum: Sendable, Hashable {
     /// The algorithm.
-    enum Algorithm: String, Sendable, Hashable, CaseIterable {
+    enum Algorithm: String, Codable, Sendable, Hashable, CaseIterable {
         case crc32 = "CRC32"
         case crc32c = "CRC32C"
         case crc64nvme = "CRC64NVME"

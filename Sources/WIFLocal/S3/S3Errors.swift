@@ -39,8 +39,10 @@ enum S3Errors {
             details: [("Condition", condition)])
     }
 
+    /// A checksum header (or trailer) that is not the base64 of a digest of its algorithm's length: S3
+    /// answers `InvalidRequest`.
     static func invalidDigest(_ header: String, value: String) -> AWSErrorResponse {
-        AWSErrorResponse("InvalidDigest", "The \(header) you specified was invalid.", details: [(header, value)])
+        AWSErrorResponse("InvalidRequest", "Value for \(header) header is invalid.", details: [(header, value)])
     }
 
     static func badDigest(_ header: String) -> AWSErrorResponse {

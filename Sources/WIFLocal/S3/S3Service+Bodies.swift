@@ -94,10 +94,15 @@ extension S3Service {
         } else {
             throw S3Errors.missingContentLength()
         }
+        let sentChecksum = call.headers.lazy.compactMap { S3Checksum.Algorithm(headerName: $0.name.canonicalName) }.first
+        let trailerChecksum = call.headers[S3Headers.trailer].flatMap {
+            S3Checksum.Algorithm(headerName: $0.trimmingCharacters(in: .whitespaces))
+        }
         return PayloadChecks(
             expectedSHA256: S3PayloadHash.isHexSHA256(payloadHash) ? payloadHash.lowercased() : nil,
             contentMD5: call.headers[S3Headers.contentMD5],
-            expectedLength: length)
+            expectedLength: length,
+            checksumAlgorithm: sentChecksum ?? trailerChecksum)
     }
 
     /// The headers stored with an object: content headers and `x-amz-meta-*` (names lowercased, without

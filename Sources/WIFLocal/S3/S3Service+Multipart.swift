@@ -9,12 +9,23 @@ extension S3Service {
     func createMultipartUpload(_ call: Call) async throws(AWSErrorResponse) -> Response {
         try self.requireBucket(call)
         try self.authorize(call)
+        var algorithm: S3Checksum.Algorithm?
+        if let text = call.headers[S3Headers.checksumAlgorithm] {
+            guard let parsed = S3Checksum.Algorithm(rawValue: text.uppercased()) else {
+                throw S3Errors.invalidRequest("Checksum algorithm provided is unsupported. Please try again with any of the valid types: "
+                    + "[CRC32, CRC32C, CRC64NVME, SHA1, SHA256]")
+            }
+            algorithm = parsed
+        }
+        let type = try StoredChecksum.uploadType(call.headers[S3Headers.checksumType], algorithm: algorithm)
         let upload = try await self.store.createMultipartUpload(
-            bucket: call.bucket, key: call.key, attributes: Self.attributes(from: call.headers))
+            bucket: call.bucket, key: call.key, attributes: Self.attributes(from: call.headers),
+            checksum: algorithm.flatMap { algorithm in type.map { (algorithm, $0) } })
         var response = Response.xml(
             S3XML.initiateMultipartUpload(bucket: call.bucket, key: call.key, uploadId: upload.uploadId), requestId: call.requestId)
-        if let algorithm = call.headers[HTTPField.Name("x-amz-checksum-algorithm")!] {
-            response.headers[HTTPField.Name("x-amz-checksum-algorithm")!] = algorithm
+        if let algorithm, let type {
+            response.headers[S3Headers.checksumAlgorithm] = algorithm.rawValue
+            response.headers[S3Headers.checksumType] = type.rawValue
         }
         return response
     }
@@ -50,6 +61,7 @@ extension S3Service {
         response.headers[.eTag] = part.etag
         response.headers[.contentLength] = "0"
         Self.echoChecksum(call.headers, into: &response.headers)
+        if let checksum = part.checksum, let name = HTTPField.Name(checksum.headerName) { response.headers[name] = checksum.value }
         return response
     }
 
@@ -118,7 +130,8 @@ extension S3Service {
             ? "/" + S3PercentDecoding.encodeForListing(call.key)
             : "/" + S3PercentDecoding.encodeForListing(call.bucket) + "/" + S3PercentDecoding.encodeForListing(call.key)
         return .xml(
-            S3XML.completeMultipartUpload(location: "http://\(host)\(path)", bucket: call.bucket, key: call.key, etag: info.etag),
+            S3XML.completeMultipartUpload(
+                location: "http://\(host)\(path)", bucket: call.bucket, key: call.key, etag: info.etag, checksum: info.checksum),
             requestId: call.requestId)
     }
 
@@ -144,7 +157,13 @@ extension S3Service {
             guard let etag = element.child("ETag")?.text.trimmingCharacters(in: .whitespacesAndNewlines), !etag.isEmpty else {
                 throw ObjectStoreError.malformedXML("part \(number) has no ETag")
             }
-            parts.append(CompletedPart(partNumber: number, etag: etag))
+            var checksums: [S3Checksum.Algorithm: String] = [:]
+            for algorithm in S3Checksum.Algorithm.allCases {
+                if let value = element.child("Checksum" + algorithm.rawValue)?.text.trimmingCharacters(in: .whitespacesAndNewlines) {
+                    checksums[algorithm] = value
+                }
+            }
+            parts.append(CompletedPart(partNumber: number, etag: etag, checksums: checksums))
         }
         return parts
     }

@@ -20,6 +20,7 @@ extension S3Service {
         response.headers[.eTag] = info.etag
         response.headers[.contentLength] = "0"
         Self.echoChecksum(call.headers, into: &response.headers)
+        Self.checksumHeaders(info.checksum, into: &response.headers)
         return response
     }
 
@@ -80,6 +81,10 @@ extension S3Service {
         }
         var headers = HTTPFields()
         Self.objectHeaders(info, query: call.query, into: &headers)
+        if call.headers[S3Headers.checksumMode]?.uppercased() == "ENABLED", range == nil {
+            // A checksum describes the whole object, so S3 gives it only for whole-object reads.
+            Self.checksumHeaders(info.checksum, into: &headers)
+        }
         if head {
             if let range {
                 // HEAD with a range answers as GET would, without the body.
@@ -133,6 +138,13 @@ extension S3Service {
     }
 
     /// Sends back the `x-amz-checksum-*` header a write was verified against, as S3 does.
+    /// `x-amz-checksum-<algorithm>` and `x-amz-checksum-type` of a stored checksum.
+    static func checksumHeaders(_ checksum: StoredChecksum?, into headers: inout HTTPFields) {
+        guard let checksum, let name = HTTPField.Name(checksum.headerName) else { return }
+        headers[name] = checksum.value
+        headers[S3Headers.checksumType] = checksum.type.rawValue
+    }
+
     static func echoChecksum(_ request: HTTPFields, into headers: inout HTTPFields) {
         for field in request where S3Checksum.Algorithm(headerName: field.name.canonicalName) != nil {
             headers[field.name] = field.value

@@ -171,6 +171,9 @@ enum S3Headers {
     static let contentMD5 = HTTPField.Name("Content-MD5")!
     static let decodedContentLength = HTTPField.Name("x-amz-decoded-content-length")!
     static let trailer = HTTPField.Name("x-amz-trailer")!
+    static let checksumMode = HTTPField.Name("x-amz-checksum-mode")!
+    static let checksumType = HTTPField.Name("x-amz-checksum-type")!
+    static let checksumAlgorithm = HTTPField.Name("x-amz-checksum-algorithm")!
     static let copySource = HTTPField.Name("x-amz-copy-source")!
     static let copySourceRange = HTTPField.Name("x-amz-copy-source-range")!
     static let metadataDirective = HTTPField.Name("x-amz-metadata-directive")!

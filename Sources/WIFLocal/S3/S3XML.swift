@@ -154,12 +154,18 @@ enum S3XML {
     }
 
     /// `CompleteMultipartUploadResult`.
-    static func completeMultipartUpload(location: String, bucket: String, key: String, etag: String) -> String {
+    static func completeMultipartUpload(
+        location: String, bucket: String, key: String, etag: String, checksum: StoredChecksum? = nil
+    ) -> String {
         var xml = Self.open("CompleteMultipartUploadResult")
         xml.element("Location", location)
         xml.element("Bucket", bucket)
         xml.element("Key", key)
         xml.element("ETag", etag)
+        if let checksum {
+            xml.element(checksum.elementName, checksum.value)
+            xml.element("ChecksumType", checksum.type.rawValue)
+        }
         xml.close("CompleteMultipartUploadResult")
         return xml.document
     }

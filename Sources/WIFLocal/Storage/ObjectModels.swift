@@ -48,11 +48,18 @@ struct PayloadChecks: Sendable, Hashable {
     var contentMD5: String?
     /// The `Content-Length` (decoded length for aws-chunked bodies); fewer bytes is `IncompleteBody`.
     var expectedLength: Int64?
+    /// The additional checksum to compute and keep with the body (the one the request carried, already
+    /// verified against it as the body streams).
+    var checksumAlgorithm: S3Checksum.Algorithm?
 
-    init(expectedSHA256: String? = nil, contentMD5: String? = nil, expectedLength: Int64? = nil) {
+    init(
+        expectedSHA256: String? = nil, contentMD5: String? = nil, expectedLength: Int64? = nil,
+        checksumAlgorithm: S3Checksum.Algorithm? = nil
+    ) {
         self.expectedSHA256 = expectedSHA256
         self.contentMD5 = contentMD5
         self.expectedLength = expectedLength
+        self.checksumAlgorithm = checksumAlgorithm
     }
 }
 
@@ -72,6 +79,8 @@ struct ObjectInfo: Sendable, Hashable {
     var sha256: String?
     /// The number of parts of a multipart upload; `nil` for a single put.
     var partCount: Int?
+    /// The additional checksum the upload carried, if any.
+    var checksum: StoredChecksum? = nil
 }
 
 /// One entry of a listing.
@@ -154,6 +163,8 @@ struct PartInfo: Sendable, Hashable {
     var size: Int64
     /// When the part was uploaded.
     var lastModified: Date
+    /// The part's additional checksum, when its upload has one.
+    var checksum: StoredChecksum? = nil
 }
 
 /// A page of `ListParts`.
@@ -174,9 +185,12 @@ struct CompletedPart: Sendable, Hashable {
     var partNumber: Int
     /// The entity tag returned by `UploadPart`, quoted or not.
     var etag: String
+    /// The part's additional checksum as the request lists it (`ChecksumCRC32`, …), by algorithm.
+    var checksums: [S3Checksum.Algorithm: String]
 
-    init(partNumber: Int, etag: String) {
+    init(partNumber: Int, etag: String, checksums: [S3Checksum.Algorithm: String] = [:]) {
         self.partNumber = partNumber
         self.etag = etag
+        self.checksums = checksums
     }
 }

@@ -20,6 +20,9 @@ struct UploadRecord: Codable, Sendable {
     /// Milliseconds since 1970.
     var initiated: Int64
     var attributes: ObjectAttributes
+    /// The additional checksum the object gets (`x-amz-checksum-algorithm` and `-type` at creation).
+    var checksumAlgorithm: S3Checksum.Algorithm? = nil
+    var checksumType: StoredChecksum.Kind? = nil
 
     var objectKey: ObjectKey? {
         guard let bytes = Data(base64Encoded: self.key), !bytes.isEmpty else { return nil }
@@ -44,7 +47,10 @@ extension ObjectStore {
     /// Starts a multipart upload.
     /// - Returns: The upload, with its id.
     /// - Throws: `NoSuchBucket`, `KeyTooLongError`, `InvalidArgument`, `MetadataTooLarge`.
-    func createMultipartUpload(bucket: String, key: String, attributes: ObjectAttributes = ObjectAttributes()) async throws(AWSErrorResponse) -> MultipartUploadInfo {
+    func createMultipartUpload(
+        bucket: String, key: String, attributes: ObjectAttributes = ObjectAttributes(),
+        checksum: (algorithm: S3Checksum.Algorithm, type: StoredChecksum.Kind)? = nil
+    ) async throws(AWSErrorResponse) -> MultipartUploadInfo {
         _ = try self.bucket(bucket)
         let objectKey = try ObjectKey(key)
         try Self.checkMetadata(attributes)
@@ -56,7 +62,9 @@ extension ObjectStore {
             bucket: bucket,
             key: Data(objectKey.bytes).base64EncodedString(),
             initiated: StoredRecord.milliseconds(self.timeSource.now()),
-            attributes: attributes
+            attributes: attributes,
+            checksumAlgorithm: checksum?.algorithm,
+            checksumType: checksum?.type
         )
         let staging = self.data.temporary + "/upload-" + uploadId
         guard mkdir(staging, 0o700) == 0 else { throw ObjectStoreError.systemCall("mkdir", errno) }
@@ -92,7 +100,17 @@ extension ObjectStore {
         checks: PayloadChecks = PayloadChecks()
     ) async throws(AWSErrorResponse) -> PartInfo where Body.Element == ByteBuffer {
         guard (1...Self.maximumPartNumber).contains(partNumber) else { throw ObjectStoreError.invalidPartNumber(partNumber) }
-        _ = try self.upload(bucket: bucket, key: key, uploadId: uploadId)
+        let upload = try self.upload(bucket: bucket, key: key, uploadId: uploadId)
+        var checks = checks
+        if let algorithm = upload.checksumAlgorithm {
+            // Every part of an upload with a checksum gets one of the upload's algorithm.
+            if let sent = checks.checksumAlgorithm, sent != algorithm {
+                throw S3Errors.invalidRequest(
+                    "Checksum Type mismatch occurred, expected checksum Type: \(algorithm.rawValue.lowercased()), "
+                        + "actual checksum Type: \(sent.rawValue.lowercased())")
+            }
+            checks.checksumAlgorithm = algorithm
+        }
         let received = try await self.receive(body, checks: checks, maximum: self.configuration.maximumPartSize)
         let file = received.file
         let record = StoredRecord(
@@ -101,7 +119,8 @@ extension ObjectStore {
             etag: "\"\(received.md5.hexString)\"",
             lastModified: StoredRecord.milliseconds(self.timeSource.now()),
             sha256: received.sha256?.hexString,
-            md5: received.md5.hexString
+            md5: received.md5.hexString,
+            checksum: received.checksum.map { StoredChecksum(algorithm: $0.algorithm, value: $0.finalize(), type: .fullObject) }
         )
         try await file.finish(record: record, synchronize: self.configuration.synchronizeWrites)
         guard rename(file.path, self.uploadPath(uploadId) + "/" + Self.partName(partNumber)) == 0 else {
@@ -110,7 +129,8 @@ extension ObjectStore {
             throw ObjectStoreError.systemCall("rename", error)
         }
         file.release()
-        return PartInfo(partNumber: partNumber, etag: record.etag, size: record.size, lastModified: record.lastModifiedDate)
+        return PartInfo(
+            partNumber: partNumber, etag: record.etag, size: record.size, lastModified: record.lastModifiedDate, checksum: record.checksum)
     }
 
     /// Lists the parts of an upload by ascending number.
@@ -125,7 +145,9 @@ extension ObjectStore {
         let all = try self.parts(of: uploadId).filter { $0.key > partNumberMarker }.sorted { $0.key < $1.key }
         let limit = min(maxParts, 1000)
         let page = all.prefix(limit).map { number, file in
-            PartInfo(partNumber: number, etag: file.record.etag, size: file.bodyLength, lastModified: file.record.lastModifiedDate)
+            PartInfo(
+                partNumber: number, etag: file.record.etag, size: file.bodyLength, lastModified: file.record.lastModifiedDate,
+                checksum: file.record.checksum)
         }
         let truncated = all.count > page.count
         return ListPartsResult(upload: upload.info, parts: page, isTruncated: truncated, nextPartNumberMarker: truncated ? page.last?.partNumber : nil)
@@ -170,6 +192,11 @@ extension ObjectStore {
             if offset < parts.count - 1, file.bodyLength < self.configuration.minimumPartSize {
                 throw ObjectStoreError.entityTooSmall(partNumber: part.partNumber, size: file.bodyLength, minimum: self.configuration.minimumPartSize)
             }
+            if let algorithm = upload.checksumAlgorithm, let listed = part.checksums[algorithm],
+                listed != file.record.checksum?.value
+            {
+                throw ObjectStoreError.invalidPart(part.partNumber, etag: part.etag, uploadId: uploadId)
+            }
             files.append(file)
             digests += binary
             total += file.bodyLength
@@ -188,6 +215,7 @@ extension ObjectStore {
             copied = Self.concatenate(sources, into: descriptor)
         }
         if copied != 0 { throw ObjectStoreError.systemCall("write", copied) }
+        let checksum = try await Self.multipartChecksum(upload, parts: files)
         let etag = "\"\(Insecure.MD5.hash(data: digests).hexString)-\(parts.count)\""
         let record = StoredRecord(
             key: Data(objectKey.bytes).base64EncodedString(),
@@ -196,7 +224,8 @@ extension ObjectStore {
             lastModified: StoredRecord.milliseconds(self.timeSource.now()),
             attributes: upload.attributes,
             partCount: parts.count,
-            uploadId: uploadId
+            uploadId: uploadId,
+            checksum: checksum
         )
         try output.skip(total)
         try await output.finish(record: record, synchronize: self.configuration.synchronizeWrites)

@@ -128,7 +128,8 @@ extension ObjectStore {
             lastModified: StoredRecord.milliseconds(now),
             attributes: attributes,
             sha256: received.sha256?.hexString,
-            md5: received.md5.hexString
+            md5: received.md5.hexString,
+            checksum: received.checksum.map { StoredChecksum(algorithm: $0.algorithm, value: $0.finalize(), type: .fullObject) }
         )
         try await file.finish(record: record, synchronize: self.configuration.synchronizeWrites)
         try self.commit(file, key: objectKey, record: record, in: state)
@@ -140,6 +141,8 @@ extension ObjectStore {
         let file: TemporaryFile
         let md5: Insecure.MD5Digest
         let sha256: SHA256Digest?
+        /// The additional checksum computed over the body, when one was asked for.
+        let checksum: S3Checksum.Hasher?
     }
 
     /// Streams a body into a new temporary file, computing its MD5 (and its SHA-256 when it must be checked),
@@ -169,6 +172,7 @@ extension ObjectStore {
         let file = try TemporaryFile(in: self.data.temporary)
         var md5 = Insecure.MD5()
         var sha256: SHA256? = checks.expectedSHA256 == nil ? nil : SHA256()
+        var checksum = checks.checksumAlgorithm.map(S3Checksum.Hasher.init)
         do {
             for try await buffer in body {
                 let size = Int64(buffer.readableBytes)
@@ -178,6 +182,7 @@ extension ObjectStore {
                 buffer.withUnsafeReadableBytes { bytes in
                     md5.update(bufferPointer: bytes)
                     sha256?.update(bufferPointer: bytes)
+                    checksum?.update(bytes)
                 }
                 try file.write(buffer)
             }
@@ -197,7 +202,7 @@ extension ObjectStore {
         if let expectedMD5, !Array(md5Digest).elementsEqual(expectedMD5) {
             throw ObjectStoreError.badDigest(expected: checks.contentMD5 ?? "", calculated: Data(md5Digest).base64EncodedString())
         }
-        return ReceivedBody(file: file, md5: md5Digest, sha256: sha256Digest)
+        return ReceivedBody(file: file, md5: md5Digest, sha256: sha256Digest, checksum: checksum)
     }
 
     /// Renames a finished temporary file over the object's path and records it in the index, under the
@@ -235,7 +240,8 @@ extension ObjectStore {
             lastModified: record.lastModifiedDate,
             attributes: record.attributes ?? ObjectAttributes(),
             sha256: record.sha256,
-            partCount: record.partCount
+            partCount: record.partCount,
+            checksum: record.checksum
         )
     }
 

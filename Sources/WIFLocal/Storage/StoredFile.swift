@@ -36,6 +36,8 @@ struct StoredRecord: Codable, Sendable {
     var partCount: Int?
     /// The multipart upload that made the object, so that completing it again answers the same result.
     var uploadId: String? = nil
+    /// The additional checksum the upload carried (a part's own, or the object's).
+    var checksum: StoredChecksum? = nil
 
     static let magic: [UInt8] = Array("WIFOBJ1\n".utf8)
     static let trailerLength = 12

@@ -11,7 +11,7 @@ struct ThirdPartyConformanceTests {
     static let admin = AdminCredentials(accessKeyId: "AKIACONFORMANCE00001", secretAccessKey: "conformance-admin-secret-0123456789")
 
     @Test(
-        "boto3: listings, multipart completion, copy ranges, presigned expiry, encodings, bucket pages, conditional deletes, ACLs, encryption, form uploads",
+        "boto3: listings, multipart completion, copy ranges, presigned expiry, encodings, bucket pages, conditional deletes, ACLs, encryption, checksums, form uploads",
         .enabled(if: ThirdPartyClientTests.boto3Available, "boto3 is not installed (pip install boto3); WIF_REQUIRE_PEERS=1 fails instead")
     )
     func boto3() async throws {
@@ -52,5 +52,12 @@ struct ThirdPartyConformanceTests {
         #expect(seen["sseCustomer"] as? String == "NotImplemented")
         #expect(seen["sseStored"] as? String == "404", "nothing stored under a refused encryption request")
         #expect(seen["formUpload"] as? Int == 501)
+        #expect(seen["putCRC32"] as? Bool == true)
+        #expect(seen["putCRC32Type"] as? String == "FULL_OBJECT")
+        #expect(seen["getSHA256"] as? Bool == true)
+        #expect(seen["headWithoutMode"] as? Bool == false)
+        #expect(seen["multipartCOMPOSITE"] as? String == "complete:equal head:equal COMPOSITE")
+        #expect(seen["multipartFULL_OBJECT"] as? String == "complete:equal head:equal FULL_OBJECT")
+        #expect(seen["malformedChecksum"] as? String == "InvalidRequest")
     }
 }

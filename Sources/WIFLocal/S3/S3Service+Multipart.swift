@@ -20,9 +20,12 @@ extension S3Service {
         let type = try StoredChecksum.uploadType(call.headers[S3Headers.checksumType], algorithm: algorithm)
         let upload = try await self.store.createMultipartUpload(
             bucket: call.bucket, key: call.key, attributes: Self.attributes(from: call.headers),
-            checksum: algorithm.flatMap { algorithm in type.map { (algorithm, $0) } })
+            checksum: algorithm.flatMap { algorithm in type.map { (algorithm, $0) } }, encryption: try self.encryptionRequest(call.headers))
         var response = Response.xml(
             S3XML.initiateMultipartUpload(bucket: call.bucket, key: call.key, uploadId: upload.uploadId), requestId: call.requestId)
+        if let encryption = try self.encryptionRequest(call.headers) {
+            Self.encryptionHeaders(StoredEncryption(mode: encryption.mode, keyMD5: encryption.keyMD5, segments: []), into: &response.headers)
+        }
         if let algorithm, let type {
             response.headers[S3Headers.checksumAlgorithm] = algorithm.rawValue
             response.headers[S3Headers.checksumType] = type.rawValue
@@ -56,7 +59,8 @@ extension S3Service {
         let checks = try self.payloadChecks(call)
         let body = try self.bodyStream(call)
         let part = try await self.store.uploadPart(
-            bucket: call.bucket, key: call.key, uploadId: uploadId, partNumber: partNumber, body: body, checks: checks)
+            bucket: call.bucket, key: call.key, uploadId: uploadId, partNumber: partNumber, body: body, checks: checks,
+            customerKey: try Self.customerKey(call.headers))
         var response = Response(status: .ok)
         response.headers[.eTag] = part.etag
         response.headers[.contentLength] = "0"
@@ -94,7 +98,7 @@ extension S3Service {
         }
         let part = try await self.store.uploadPart(
             bucket: call.bucket, key: call.key, uploadId: uploadId, partNumber: partNumber, body: source.body,
-            checks: PayloadChecks(expectedLength: source.contentLength))
+            checks: PayloadChecks(expectedLength: source.contentLength), customerKey: try Self.customerKey(call.headers))
         return .xml(S3XML.copyPartResult(etag: part.etag, lastModified: part.lastModified), requestId: call.requestId)
     }
 
@@ -129,10 +133,12 @@ extension S3Service {
         let path = call.address.virtualHosted
             ? "/" + S3PercentDecoding.encodeForListing(call.key)
             : "/" + S3PercentDecoding.encodeForListing(call.bucket) + "/" + S3PercentDecoding.encodeForListing(call.key)
-        return .xml(
+        var response = Response.xml(
             S3XML.completeMultipartUpload(
                 location: "http://\(host)\(path)", bucket: call.bucket, key: call.key, etag: info.etag, checksum: info.checksum),
             requestId: call.requestId)
+        Self.encryptionHeaders(info.encryption, into: &response.headers)
+        return response
     }
 
     /// The parts of a `CompleteMultipartUpload` document.

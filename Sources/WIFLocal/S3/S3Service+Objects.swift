@@ -15,12 +15,14 @@ extension S3Service {
         let body = try self.bodyStream(call)
         try await self.checkWritePreconditions(call)
         let info = try await self.store.putObject(
-            bucket: call.bucket, key: call.key, body: body, attributes: Self.attributes(from: call.headers), checks: checks)
+            bucket: call.bucket, key: call.key, body: body, attributes: Self.attributes(from: call.headers), checks: checks,
+            encryption: try self.encryptionRequest(call.headers))
         var response = Response(status: .ok)
         response.headers[.eTag] = info.etag
         response.headers[.contentLength] = "0"
         Self.echoChecksum(call.headers, into: &response.headers)
         Self.checksumHeaders(info.checksum, into: &response.headers)
+        Self.encryptionHeaders(info.encryption, into: &response.headers)
         return response
     }
 
@@ -62,7 +64,8 @@ extension S3Service {
         let content: ObjectContent
         do {
             // HEAD needs only the description; GET opens the file once so the body matches the headers.
-            content = try await self.store.getObject(bucket: call.bucket, key: call.key, range: head ? nil : range)
+            content = try await self.store.getObject(
+                bucket: call.bucket, key: call.key, range: head ? nil : range, customerKey: try Self.customerKey(call.headers))
         } catch {
             if error.code == "NoSuchKey" { try self.requireListBucketForMissingKey(call) }
             throw error
@@ -81,6 +84,7 @@ extension S3Service {
         }
         var headers = HTTPFields()
         Self.objectHeaders(info, query: call.query, into: &headers)
+        Self.encryptionHeaders(info.encryption, into: &headers)
         if call.headers[S3Headers.checksumMode]?.uppercased() == "ENABLED", range == nil {
             // A checksum describes the whole object, so S3 gives it only for whole-object reads.
             Self.checksumHeaders(info.checksum, into: &headers)
@@ -206,7 +210,9 @@ extension S3Service {
         }
         let content: ObjectContent
         do {
-            content = try await self.store.getObject(bucket: source.bucket, key: source.key, range: range)
+            content = try await self.store.getObject(
+                bucket: source.bucket, key: source.key, range: range,
+                customerKey: try Self.customerKey(call.headers, prefix: Self.copySourceCustomerKeyPrefix))
         } catch {
             if error.code == "NoSuchKey", let context = call.context {
                 let list = AuthorizationRequest(action: "s3:ListBucket", resource: "arn:aws:s3:::\(source.bucket)", context: context)
@@ -233,7 +239,7 @@ extension S3Service {
             throw S3Errors.invalidArgument("Unknown metadata directive.", name: "x-amz-metadata-directive", value: directive)
         }
         if let header = call.headers[S3Headers.copySource], let parsed = try? CopySource(header: header),
-            parsed.bucket == call.bucket, parsed.key == call.key, directive == "COPY"
+            parsed.bucket == call.bucket, parsed.key == call.key, directive == "COPY", try self.encryptionRequest(call.headers) == nil
         {
             throw S3Errors.invalidRequest(
                 "This copy request is illegal because it is trying to copy an object to itself without changing the object's "
@@ -242,8 +248,10 @@ extension S3Service {
         let attributes = directive == "REPLACE" ? Self.attributes(from: call.headers) : source.info.attributes
         let info = try await self.store.putObject(
             bucket: call.bucket, key: call.key, body: source.body, attributes: attributes,
-            checks: PayloadChecks(expectedLength: source.contentLength))
-        return .xml(S3XML.copyObjectResult(etag: info.etag, lastModified: info.lastModified), requestId: call.requestId)
+            checks: PayloadChecks(expectedLength: source.contentLength), encryption: try self.encryptionRequest(call.headers))
+        var response = Response.xml(S3XML.copyObjectResult(etag: info.etag, lastModified: info.lastModified), requestId: call.requestId)
+        Self.encryptionHeaders(info.encryption, into: &response.headers)
+        return response
     }
 }
 

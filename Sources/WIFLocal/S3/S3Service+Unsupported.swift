@@ -2,13 +2,13 @@ import HTTPTypes
 
 extension S3Service {
     /// Refuses, with S3's answer, request headers that ask for something the stack does not do, so that
-    /// none is accepted and ignored: access control lists beyond the owner's, and server-side encryption.
+    /// none is accepted and ignored: access control lists beyond the owner's, and KMS encryption.
     ///
     /// Buckets here behave as S3 buckets with ACLs disabled (object ownership "bucket owner enforced", S3's
     /// default): `x-amz-acl: private` and `bucket-owner-full-control` are accepted, since they grant
-    /// nothing more, and every other canned ACL or grant is `AccessControlListNotSupported`. Objects are not
-    /// encrypted at rest, so SSE-S3, SSE-KMS and SSE-C requests are `NotImplemented` (501) rather than
-    /// stored in the clear under a promise of encryption; conflicting encryption headers are S3's 400.
+    /// nothing more, and every other canned ACL or grant is `AccessControlListNotSupported`. SSE-S3 and
+    /// SSE-C are done (``encryptionRequest(_:)``); SSE-KMS is `NotImplemented` (501), there being no KMS;
+    /// conflicting or unknown encryption headers are S3's 400.
     static func refuseUnsupportedHeaders(_ call: Call) throws(AWSErrorResponse) {
         switch call.operation {
         case .createBucket, .putObject, .copyObject, .createMultipartUpload:
@@ -19,7 +19,7 @@ extension S3Service {
         switch call.operation {
         case .putObject, .copyObject, .createMultipartUpload, .uploadPart, .uploadPartCopy, .getObject, .headObject,
             .completeMultipartUpload:
-            try Self.refuseEncryption(call.headers, copy: call.operation == .copyObject || call.operation == .uploadPartCopy)
+            try Self.refuseEncryption(call.headers)
         default:
             break
         }
@@ -41,14 +41,11 @@ extension S3Service {
         AWSErrorResponse("AccessControlListNotSupported", "The bucket does not allow ACLs")
     }
 
-    private static func refuseEncryption(_ headers: HTTPFields, copy: Bool) throws(AWSErrorResponse) {
+    private static func refuseEncryption(_ headers: HTTPFields) throws(AWSErrorResponse) {
         let method = headers[HTTPField.Name("x-amz-server-side-encryption")!]
         let kmsKey = headers[HTTPField.Name("x-amz-server-side-encryption-aws-kms-key-id")!]
-        let customer = headers.contains { field in
-            let name = field.name.canonicalName
-            return name.hasPrefix("x-amz-server-side-encryption-customer-")
-                || (copy && name.hasPrefix("x-amz-copy-source-server-side-encryption-customer-"))
-        }
+        // A copy's source keys (x-amz-copy-source-server-side-encryption-customer-*) say nothing of the target.
+        let customer = headers.contains { $0.name.canonicalName.hasPrefix(S3Service.customerKeyPrefix) }
         if customer, method != nil {
             throw S3Errors.invalidArgument(
                 "Server Side Encryption with Customer provided key is incompatible with the encryption method specified",
@@ -59,15 +56,12 @@ extension S3Service {
                 "Server Side Encryption with AWS KMS managed key requires HTTP header x-amz-server-side-encryption : aws:kms",
                 name: "x-amz-server-side-encryption-aws-kms-key-id", value: nil)
         }
-        if customer {
-            throw S3Errors.notImplemented("Server-side encryption with customer-provided keys (SSE-C)")
-        }
         guard let method else { return }
         switch method {
         case "aws:kms", "aws:kms:dsse":
             throw S3Errors.notImplemented("Server-side encryption with KMS keys (\(method); the stack has no KMS)")
-        case "AES256":
-            throw S3Errors.notImplemented("Encryption at rest (x-amz-server-side-encryption: AES256)")
+        case StoredEncryption.Mode.s3.rawValue:
+            return
         default:
             throw S3Errors.invalidArgument(
                 "The encryption method specified is not supported", name: "x-amz-server-side-encryption", value: method)

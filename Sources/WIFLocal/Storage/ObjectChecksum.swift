@@ -61,22 +61,34 @@ struct StoredChecksum: Codable, Sendable, Hashable {
 extension ObjectStore {
     /// The checksum a completed upload's object gets: composite from the parts' checksums, or full-object
     /// over the parts' bytes in order; `nil` when the upload has no checksum algorithm.
-    static func multipartChecksum(_ upload: UploadRecord, parts: [StoredFile]) async throws(AWSErrorResponse) -> StoredChecksum? {
+    func multipartChecksum(_ upload: UploadRecord, parts: [StoredFile]) async throws(AWSErrorResponse) -> StoredChecksum? {
         guard let algorithm = upload.checksumAlgorithm else { return nil }
         switch upload.checksumType ?? StoredChecksum.defaultType(for: algorithm) {
         case .composite:
             return StoredChecksum.composite(algorithm, of: parts.map(\.record.checksum))
         case .fullObject:
-            let sources = parts
+            // Parts encrypted at rest are read through their cipher; SSE-C uploads cannot ask for this type.
+            var ciphers: [ObjectCipher?] = []
+            for part in parts {
+                ciphers.append(try part.record.encryption.map { encryption throws(AWSErrorResponse) in
+                    try ObjectCipher(key: self.encryptionKey, encryption: encryption)
+                })
+            }
+            let sources = Array(zip(parts, ciphers))
             let compute: @Sendable () throws(AWSErrorResponse) -> String = { () throws(AWSErrorResponse) -> String in
                 var hasher = S3Checksum.Hasher(algorithm)
                 let allocator = ByteBufferAllocator()
-                for part in sources {
+                for (part, cipher) in sources {
                     var offset: Int64 = 0
                     while offset < part.bodyLength {
                         let count = Int(min(Int64(1 << 20), part.bodyLength - offset))
                         let buffer = try part.read(offset: offset, count: count, allocator: allocator)
-                        buffer.withUnsafeReadableBytes { hasher.update($0) }
+                        if let cipher {
+                            let plain = try cipher.apply(buffer.readableBytesView, at: offset)
+                            plain.withUnsafeBytes { hasher.update($0) }
+                        } else {
+                            buffer.withUnsafeReadableBytes { hasher.update($0) }
+                        }
                         offset += Int64(count)
                     }
                 }

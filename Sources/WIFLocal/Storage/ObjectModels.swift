@@ -81,6 +81,8 @@ struct ObjectInfo: Sendable, Hashable {
     var partCount: Int?
     /// The additional checksum the upload carried, if any.
     var checksum: StoredChecksum? = nil
+    /// How the body is encrypted at rest, if it is.
+    var encryption: StoredEncryption? = nil
 }
 
 /// One entry of a listing.

@@ -23,6 +23,9 @@ struct UploadRecord: Codable, Sendable {
     /// The additional checksum the object gets (`x-amz-checksum-algorithm` and `-type` at creation).
     var checksumAlgorithm: S3Checksum.Algorithm? = nil
     var checksumType: StoredChecksum.Kind? = nil
+    /// How the parts (and so the object) are encrypted at rest, and for SSE-C the key's MD5.
+    var encryptionMode: StoredEncryption.Mode? = nil
+    var encryptionKeyMD5: String? = nil
 
     var objectKey: ObjectKey? {
         guard let bytes = Data(base64Encoded: self.key), !bytes.isEmpty else { return nil }
@@ -49,8 +52,13 @@ extension ObjectStore {
     /// - Throws: `NoSuchBucket`, `KeyTooLongError`, `InvalidArgument`, `MetadataTooLarge`.
     func createMultipartUpload(
         bucket: String, key: String, attributes: ObjectAttributes = ObjectAttributes(),
-        checksum: (algorithm: S3Checksum.Algorithm, type: StoredChecksum.Kind)? = nil
+        checksum: (algorithm: S3Checksum.Algorithm, type: StoredChecksum.Kind)? = nil,
+        encryption: EncryptionRequest? = nil
     ) async throws(AWSErrorResponse) -> MultipartUploadInfo {
+        if encryption?.mode == .customer, checksum?.type == .fullObject {
+            // The object's checksum is computed over the parts' plaintext at completion, which has no key.
+            throw S3Errors.notImplemented("A full-object checksum on a multipart upload encrypted with a customer's key (SSE-C)")
+        }
         _ = try self.bucket(bucket)
         let objectKey = try ObjectKey(key)
         try Self.checkMetadata(attributes)
@@ -64,7 +72,9 @@ extension ObjectStore {
             initiated: StoredRecord.milliseconds(self.timeSource.now()),
             attributes: attributes,
             checksumAlgorithm: checksum?.algorithm,
-            checksumType: checksum?.type
+            checksumType: checksum?.type,
+            encryptionMode: encryption?.mode,
+            encryptionKeyMD5: encryption?.keyMD5
         )
         let staging = self.data.temporary + "/upload-" + uploadId
         guard mkdir(staging, 0o700) == 0 else { throw ObjectStoreError.systemCall("mkdir", errno) }
@@ -97,7 +107,8 @@ extension ObjectStore {
         uploadId: String,
         partNumber: Int,
         body: Body,
-        checks: PayloadChecks = PayloadChecks()
+        checks: PayloadChecks = PayloadChecks(),
+        customerKey: EncryptionRequest? = nil
     ) async throws(AWSErrorResponse) -> PartInfo where Body.Element == ByteBuffer {
         guard (1...Self.maximumPartNumber).contains(partNumber) else { throw ObjectStoreError.invalidPartNumber(partNumber) }
         let upload = try self.upload(bucket: bucket, key: key, uploadId: uploadId)
@@ -111,7 +122,11 @@ extension ObjectStore {
             }
             checks.checksumAlgorithm = algorithm
         }
-        let received = try await self.receive(body, checks: checks, maximum: self.configuration.maximumPartSize)
+        let encryption = try self.partEncryption(upload, customerKey: customerKey)
+        let iv = ObjectCipher.makeIV()
+        let received = try await self.receive(
+            body, checks: checks, maximum: self.configuration.maximumPartSize,
+            cipher: encryption.map { ObjectCipher(key: $0.key, iv: iv) })
         let file = received.file
         let record = StoredRecord(
             key: "",
@@ -120,7 +135,8 @@ extension ObjectStore {
             lastModified: StoredRecord.milliseconds(self.timeSource.now()),
             sha256: received.sha256?.hexString,
             md5: received.md5.hexString,
-            checksum: received.checksum.map { StoredChecksum(algorithm: $0.algorithm, value: $0.finalize(), type: .fullObject) }
+            checksum: received.checksum.map { StoredChecksum(algorithm: $0.algorithm, value: $0.finalize(), type: .fullObject) },
+            encryption: encryption.map { Self.encryption($0, length: file.written, iv: iv) }
         )
         try await file.finish(record: record, synchronize: self.configuration.synchronizeWrites)
         guard rename(file.path, self.uploadPath(uploadId) + "/" + Self.partName(partNumber)) == 0 else {
@@ -215,7 +231,17 @@ extension ObjectStore {
             copied = Self.concatenate(sources, into: descriptor)
         }
         if copied != 0 { throw ObjectStoreError.systemCall("write", copied) }
-        let checksum = try await Self.multipartChecksum(upload, parts: files)
+        let checksum = try await self.multipartChecksum(upload, parts: files)
+        var encryption: StoredEncryption?
+        if let mode = upload.encryptionMode {
+            // The object keeps its parts' segments: the bytes were copied as they were stored.
+            var segments: [StoredEncryption.Segment] = []
+            for file in files {
+                guard let part = file.record.encryption else { throw ObjectStoreError.internalError("a part of an encrypted upload is not encrypted") }
+                segments += part.segments
+            }
+            encryption = StoredEncryption(mode: mode, keyMD5: upload.encryptionKeyMD5, segments: segments)
+        }
         let etag = "\"\(Insecure.MD5.hash(data: digests).hexString)-\(parts.count)\""
         let record = StoredRecord(
             key: Data(objectKey.bytes).base64EncodedString(),
@@ -225,7 +251,8 @@ extension ObjectStore {
             attributes: upload.attributes,
             partCount: parts.count,
             uploadId: uploadId,
-            checksum: checksum
+            checksum: checksum,
+            encryption: encryption
         )
         try output.skip(total)
         try await output.finish(record: record, synchronize: self.configuration.synchronizeWrites)

@@ -52,9 +52,11 @@ struct ObjectBody: AsyncSequence, Sendable {
     /// How many bytes.
     let length: Int64
     let chunkSize: Int
+    /// Decrypts the bytes of an object encrypted at rest.
+    var cipher: ObjectCipher? = nil
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(file: self.file, next: self.offset, end: self.offset + self.length, chunkSize: self.chunkSize)
+        Iterator(file: self.file, next: self.offset, end: self.offset + self.length, chunkSize: self.chunkSize, cipher: self.cipher)
     }
 
     struct Iterator: AsyncIteratorProtocol {
@@ -62,21 +64,25 @@ struct ObjectBody: AsyncSequence, Sendable {
         var next: Int64
         let end: Int64
         let chunkSize: Int
+        let cipher: ObjectCipher?
         private let allocator = ByteBufferAllocator()
 
-        init(file: StoredFile, next: Int64, end: Int64, chunkSize: Int) {
+        init(file: StoredFile, next: Int64, end: Int64, chunkSize: Int, cipher: ObjectCipher?) {
             self.file = file
             self.next = next
             self.end = end
             self.chunkSize = chunkSize
+            self.cipher = cipher
         }
 
         mutating func next() async throws -> ByteBuffer? {
             guard self.next < self.end else { return nil }
             let count = Int(Swift.min(Int64(self.chunkSize), self.end - self.next))
-            let (file, offset, allocator) = (self.file, self.next, self.allocator)
+            let (file, offset, allocator, cipher) = (self.file, self.next, self.allocator, self.cipher)
             let buffer = try await NIOThreadPool.singleton.runIfActive { () throws(AWSErrorResponse) -> ByteBuffer in
-                try file.read(offset: offset, count: count, allocator: allocator)
+                let read = try file.read(offset: offset, count: count, allocator: allocator)
+                guard let cipher else { return read }
+                return allocator.buffer(bytes: try cipher.apply(read.readableBytesView, at: offset))
             }
             self.next += Int64(count)
             return buffer
@@ -113,12 +119,16 @@ extension ObjectStore {
         key: String,
         body: Body,
         attributes: ObjectAttributes = ObjectAttributes(),
-        checks: PayloadChecks = PayloadChecks()
+        checks: PayloadChecks = PayloadChecks(),
+        encryption: EncryptionRequest? = nil
     ) async throws(AWSErrorResponse) -> ObjectInfo where Body.Element == ByteBuffer {
         let state = try self.bucket(bucket)
         let objectKey = try ObjectKey(key)
         try Self.checkMetadata(attributes)
-        let received = try await self.receive(body, checks: checks, maximum: self.configuration.maximumObjectSize)
+        let iv = ObjectCipher.makeIV()
+        let received = try await self.receive(
+            body, checks: checks, maximum: self.configuration.maximumObjectSize,
+            cipher: encryption.map { ObjectCipher(key: $0.key, iv: iv) })
         let file = received.file
         let now = self.timeSource.now()
         let record = StoredRecord(
@@ -129,7 +139,8 @@ extension ObjectStore {
             attributes: attributes,
             sha256: received.sha256?.hexString,
             md5: received.md5.hexString,
-            checksum: received.checksum.map { StoredChecksum(algorithm: $0.algorithm, value: $0.finalize(), type: .fullObject) }
+            checksum: received.checksum.map { StoredChecksum(algorithm: $0.algorithm, value: $0.finalize(), type: .fullObject) },
+            encryption: encryption.map { Self.encryption($0, length: file.written, iv: iv) }
         )
         try await file.finish(record: record, synchronize: self.configuration.synchronizeWrites)
         try self.commit(file, key: objectKey, record: record, in: state)
@@ -147,7 +158,9 @@ extension ObjectStore {
 
     /// Streams a body into a new temporary file, computing its MD5 (and its SHA-256 when it must be checked),
     /// and checks it; the file is deleted on any failure.
-    func receive<Body: AsyncSequence>(_ body: Body, checks: PayloadChecks, maximum: Int64) async throws(AWSErrorResponse) -> ReceivedBody
+    func receive<Body: AsyncSequence>(
+        _ body: Body, checks: PayloadChecks, maximum: Int64, cipher: ObjectCipher? = nil
+    ) async throws(AWSErrorResponse) -> ReceivedBody
     where Body.Element == ByteBuffer {
         var expectedMD5: [UInt8]?
         if let contentMD5 = checks.contentMD5 {
@@ -184,7 +197,11 @@ extension ObjectStore {
                     sha256?.update(bufferPointer: bytes)
                     checksum?.update(bytes)
                 }
-                try file.write(buffer)
+                if let cipher {
+                    try file.write(ByteBuffer(bytes: try cipher.apply(buffer.readableBytesView, at: file.written)))
+                } else {
+                    try file.write(buffer)
+                }
             }
         } catch let error as AWSErrorResponse {
             throw error
@@ -241,7 +258,8 @@ extension ObjectStore {
             attributes: record.attributes ?? ObjectAttributes(),
             sha256: record.sha256,
             partCount: record.partCount,
-            checksum: record.checksum
+            checksum: record.checksum,
+            encryption: record.encryption
         )
     }
 
@@ -255,13 +273,17 @@ extension ObjectStore {
     ///     pass `nil` when it does not parse, as S3 then ignores it.
     /// - Returns: The description and the bytes; the file stays open until the body is dropped.
     /// - Throws: `NoSuchBucket`, `NoSuchKey`, `InvalidRange` (416), `KeyTooLongError`, `InvalidArgument`.
-    func getObject(bucket: String, key: String, range: ByteRange? = nil) async throws(AWSErrorResponse) -> ObjectContent {
+    func getObject(
+        bucket: String, key: String, range: ByteRange? = nil, customerKey: EncryptionRequest? = nil
+    ) async throws(AWSErrorResponse) -> ObjectContent {
         let (file, info) = try self.open(bucket: bucket, key: key)
+        let cipher = try self.cipher(for: info.encryption, customerKey: customerKey)
         var selected: ClosedRange<Int64>?
         if let range { selected = try range.resolve(size: info.size) }
         let offset = selected?.lowerBound ?? 0
         let length = selected.map { $0.upperBound - $0.lowerBound + 1 } ?? info.size
-        let body = ObjectBody(file: file, offset: offset, length: length, chunkSize: max(4096, self.configuration.readChunkSize))
+        let body = ObjectBody(
+            file: file, offset: offset, length: length, chunkSize: max(4096, self.configuration.readChunkSize), cipher: cipher)
         return ObjectContent(info: info, range: selected, body: body)
     }
 

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 import Synchronization
@@ -20,6 +21,9 @@ import Darwin
 /// uploads/<upload id>/<part number>        a part, in the same format as an object
 /// tmp/                                     files being written; emptied at start
 /// ```
+///
+/// Objects uploaded with SSE-S3 or SSE-C are stored encrypted (``StoredEncryption``), with the key in
+/// `keys/sse-s3.key` or the customer's, which is never stored.
 ///
 /// Every write goes to `tmp/` first, is synced, and is renamed into place, so a crash leaves the old object
 /// or the new one, never part of one. Bodies stream without any lock; only the rename and the in-memory
@@ -53,6 +57,8 @@ final class ObjectStore: Sendable {
     private let buckets: Mutex<[String: BucketState]>
     /// Uploads being completed or aborted, which other completions and aborts must not touch.
     let uploadsInFlight: Mutex<Set<String>>
+    /// The data directory's key for objects encrypted at rest with SSE-S3 (`keys/sse-s3.key`).
+    let encryptionKey: SymmetricKey
 
     /// Opens the store: empties `tmp/`, loads every bucket's index and creates the given buckets when missing.
     /// - Parameters:
@@ -74,6 +80,7 @@ final class ObjectStore: Sendable {
         self.timeSource = timeSource
         self.logger = logger
         self.uploadsInFlight = Mutex([])
+        self.encryptionKey = try data.secret(named: "sse-s3.key")
         Self.emptyFolder(data.temporary)
         var loaded: [String: BucketState] = [:]
         let names: [String]

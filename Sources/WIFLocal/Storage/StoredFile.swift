@@ -38,6 +38,8 @@ struct StoredRecord: Codable, Sendable {
     var uploadId: String? = nil
     /// The additional checksum the upload carried (a part's own, or the object's).
     var checksum: StoredChecksum? = nil
+    /// How the body is encrypted at rest; `nil` when it is stored as sent.
+    var encryption: StoredEncryption? = nil
 
     static let magic: [UInt8] = Array("WIFOBJ1\n".utf8)
     static let trailerLength = 12

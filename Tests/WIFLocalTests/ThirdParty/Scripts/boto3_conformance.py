@@ -160,9 +160,17 @@ def acls_and_encryption(seen):
     seen["aclPrivate"] = code(lambda: S3.put_object(Bucket=BUCKET, Key="acl.txt", Body=b"1", ACL="private"))
     seen["aclPublicRead"] = code(lambda: S3.put_object(Bucket=BUCKET, Key="acl.txt", Body=b"1", ACL="public-read"))
     seen["sseKMS"] = code(lambda: S3.put_object(Bucket=BUCKET, Key="sse.txt", Body=b"1", ServerSideEncryption="aws:kms"))
-    seen["sseCustomer"] = code(lambda: S3.put_object(
-        Bucket=BUCKET, Key="sse.txt", Body=b"1", SSECustomerAlgorithm="AES256", SSECustomerKey="k" * 32))
     seen["sseStored"] = code(lambda: S3.head_object(Bucket=BUCKET, Key="sse.txt"))
+    put = S3.put_object(Bucket=BUCKET, Key="sse-s3.txt", Body=b"secret", ServerSideEncryption="AES256")
+    got = S3.get_object(Bucket=BUCKET, Key="sse-s3.txt")
+    seen["sseS3"] = [put.get("ServerSideEncryption"), got.get("ServerSideEncryption"), got["Body"].read().decode()]
+    key = "k" * 32
+    S3.put_object(Bucket=BUCKET, Key="sse-c.txt", Body=b"customer", SSECustomerAlgorithm="AES256", SSECustomerKey=key)
+    seen["sseCWithoutKey"] = code(lambda: S3.get_object(Bucket=BUCKET, Key="sse-c.txt"))
+    seen["sseCWrongKey"] = code(lambda: S3.get_object(
+        Bucket=BUCKET, Key="sse-c.txt", SSECustomerAlgorithm="AES256", SSECustomerKey="x" * 32))
+    seen["sseCWithKey"] = S3.get_object(
+        Bucket=BUCKET, Key="sse-c.txt", SSECustomerAlgorithm="AES256", SSECustomerKey=key)["Body"].read().decode()
 
 
 def checksums(seen):

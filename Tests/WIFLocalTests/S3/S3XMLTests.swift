@@ -183,7 +183,7 @@ struct S3XMLTests {
         #expect(try S3RequestXML.parse(Array(many.utf8)).children.count == 20)
     }
 
-    @Test("CompleteMultipartUpload parts are read with their numbers and entity tags")
+    @Test("CompleteMultipartUpload parts are read with their numbers, entity tags and checksums")
     func completedParts() throws {
         let body = """
             <CompleteMultipartUpload xmlns="http://s3.amazonaws.com/doc/2006-03-01/">
@@ -192,7 +192,10 @@ struct S3XMLTests {
             </CompleteMultipartUpload>
             """
         let parts = try S3Service.completedParts(Array(body.utf8))
-        #expect(parts == [CompletedPart(partNumber: 1, etag: "\"e1\""), CompletedPart(partNumber: 2, etag: "\"e2\"")])
+        #expect(
+            parts == [
+                CompletedPart(partNumber: 1, etag: "\"e1\"", checksums: [.crc32: "AAAAAA=="]), CompletedPart(partNumber: 2, etag: "\"e2\""),
+            ])
         #expect {
             try S3Service.completedParts(Array("<CompleteMultipartUpload><Part><ETag>x</ETag></Part></CompleteMultipartUpload>".utf8))
         } throws: { ($0 as? AWSErrorResponse)?.message.contains("PartNumber") == true }

@@ -221,6 +221,9 @@ struct OAuthCodeFlowTests {
             #expect(page.status == 200)
             #expect(page.header("Content-Type") == "text/html; charset=utf-8")
             #expect(page.header("Cache-Control") == "no-store")
+            // Browsers hold the redirect after the form's submission to form-action: without the client's
+            // origin there, they block the sign-in.
+            #expect(page.header("Content-Security-Policy")?.contains("form-action 'self' http://127.0.0.1:53682;") == true)
             #expect(page.body.contains(#"name="login_hint""#))
             #expect(page.body.contains(#"<input type="hidden" name="code_challenge" value="\#(pkce.challenge)">"#))
             #expect(!page.body.contains("<script>"))

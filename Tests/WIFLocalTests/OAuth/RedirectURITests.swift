@@ -75,6 +75,22 @@ struct RedirectURITests {
         #expect(problem.reason.contains(reason), "\(problem.reason)")
     }
 
+    @Test(
+        "The origin a sign-in form's policy lets its redirect go to; none for a host a policy cannot carry",
+        arguments: [
+            ("http://127.0.0.1:53682/callback", "http://127.0.0.1:53682"),
+            ("http://[::1]:8080/callback", "http://[::1]:8080"),
+            ("HTTPS://App.Example.test/cb?tenant=1", "https://app.example.test"),
+            ("com.example.app:/callback", "com.example.app:"),
+            ("https://a;b.test/cb", nil),
+            ("https://a'b.test/cb", nil),
+            ("https://a,b.test/cb", nil),
+        ] as [(String, String?)]
+    )
+    func policySource(uri: String, source: String?) throws {
+        #expect(try RedirectURI.parse(uri).get().policySource == source)
+    }
+
     @Test("Response parameters are added to the URI's query, percent-encoded")
     func adding() throws {
         let plain = try RedirectURI.parse("http://127.0.0.1:5/cb").get()

@@ -44,9 +44,10 @@ import Darwin
         return Served(server: server, endpoint: try await server.firstLine())
     }
 
-    /// Starts a wif-tool command that keeps running (a sign-in waiting for approval).
-    static func launch(_ fixture: StoreFixture, _ arguments: [String]) throws -> ServeProcess {
-        try ServeProcess(arguments, home: fixture.home, extra: ["WIF_HOME": fixture.wifHome.path, "BROWSER": "none"])
+    /// Starts a wif-tool command that keeps running (a sign-in waiting for approval); `environment` adds
+    /// to its variables (by default no browser is opened).
+    static func launch(_ fixture: StoreFixture, _ arguments: [String], environment: [String: String] = ["BROWSER": "none"]) throws -> ServeProcess {
+        try ServeProcess(arguments, home: fixture.home, extra: environment.merging(["WIF_HOME": fixture.wifHome.path]) { $1 })
     }
 
     /// Waits for a launched command to end.

@@ -13,7 +13,8 @@ extension OAuthEndpoints {
     /// a 400 page and never redirected (RFC 6749 §4.1.2.1), so the endpoint cannot send users to an
     /// attacker. Every other problem goes back to the client's redirect URI as `error`,
     /// `error_description`, `state` and `iss` (RFC 9207). With a valid `login_hint` the user is approved at
-    /// once; without one an HTML form asks for the user name and sends the same request again with it.
+    /// once; without one an HTML form asks for the user name and sends the same request again with it (its
+    /// page's `form-action` names the redirect URI's origin, or a browser would block the redirect).
     func authorize(_ request: Request) async -> Response {
         let form: OAuthForm
         switch await self.parameters(of: request) {
@@ -85,14 +86,19 @@ extension OAuthEndpoints {
             return fail(.invalidRequest("nonce is longer than \(Self.maximumNonceLength) bytes"))
         }
 
+        // The form's submission is answered with a redirect to the client, which the page's policy must allow.
+        let formRedirects = [redirect.policySource].compactMap { $0 }
         guard let user = form["login_hint"] else {
             if let prompt = form["prompt"], prompt.split(separator: " ").contains("none") {
                 return fail(OAuthError(.loginRequired, "prompt=none needs a login_hint naming the user"))
             }
-            return Self.html(OAuthPages.authorizeForm(form: form, clientId: clientId, scopes: scopes, problem: nil))
+            return Self.html(
+                OAuthPages.authorizeForm(form: form, clientId: clientId, scopes: scopes, problem: nil), formRedirects: formRedirects)
         }
         if let problem = Self.userProblem(user) {
-            return Self.html(OAuthPages.authorizeForm(form: form, clientId: clientId, scopes: scopes, problem: problem), status: .badRequest)
+            return Self.html(
+                OAuthPages.authorizeForm(form: form, clientId: clientId, scopes: scopes, problem: problem), status: .badRequest,
+                formRedirects: formRedirects)
         }
         let code = await self.server.issueCode(
             clientId: clientId, subject: user, scopes: scopes, nonce: form["nonce"], redirectURI: redirectText, codeChallenge: challenge)

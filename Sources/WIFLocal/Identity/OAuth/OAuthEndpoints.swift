@@ -199,12 +199,14 @@ struct OAuthEndpoints: Sendable {
         return response
     }
 
-    /// An HTML page that is never cached and cannot be framed.
-    static func html(_ body: String, status: HTTPResponse.Status = .ok) -> Response {
+    /// An HTML page that is never cached and cannot be framed; its forms go to this server, and their
+    /// redirects nowhere but `formRedirects` (Content-Security-Policy sources).
+    static func html(_ body: String, status: HTTPResponse.Status = .ok, formRedirects: [String] = []) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"
-        headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
+        let formAction = (["'self'"] + formRedirects).joined(separator: " ")
+        headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; form-action \(formAction); frame-ancestors 'none'"
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }

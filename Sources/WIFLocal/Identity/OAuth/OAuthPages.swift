@@ -1,7 +1,8 @@
 import WIFFoundation
 
 /// The small HTML pages of the authorization server: the sign-in form, the device verification form and
-/// one-line outcomes. Every value from a request is escaped.
+/// one-line outcomes. Every value from a request is escaped. The fields and buttons have fixed `id`s, which
+/// `scripts/browser-sign-in` drives them by.
 enum OAuthPages {
     /// A complete page.
     static func page(title: String, body: String) -> String {
@@ -33,8 +34,8 @@ enum OAuthPages {
             body += "<input type=\"hidden\" name=\"\(self.escape(name))\" value=\"\(self.escape(value))\">\n"
         }
         body += """
-            <label>Development user <input name="login_hint" required autofocus autocomplete="username" maxlength="128" value="\(self.escape(form["login_hint"] ?? ""))"></label>
-            <button type="submit">Sign in</button>
+            <label>Development user <input id="login_hint" name="login_hint" required autofocus autocomplete="username" maxlength="128" value="\(self.escape(form["login_hint"] ?? ""))"></label>
+            <button id="sign-in" type="submit">Sign in</button>
             </form>
             """
         return self.page(title: "Sign in", body: body)
@@ -51,10 +52,10 @@ enum OAuthPages {
         if let problem { body += "<p class=\"problem\">\(self.escape(problem))</p>\n" }
         body += """
             <form method="post" action="\(OAuthEndpoints.devicePath)">
-            <label>Code <input name="user_code" required autocomplete="off" maxlength="16" value="\(self.escape(userCode ?? ""))"></label><br>
-            <label>Development user <input name="login_hint" autocomplete="username" maxlength="128"></label><br>
-            <button type="submit" name="action" value="approve">Approve</button>
-            <button type="submit" name="action" value="deny">Deny</button>
+            <label>Code <input id="user_code" name="user_code" required autocomplete="off" maxlength="16" value="\(self.escape(userCode ?? ""))"></label><br>
+            <label>Development user <input id="login_hint" name="login_hint" autocomplete="username" maxlength="128"></label><br>
+            <button id="approve" type="submit" name="action" value="approve">Approve</button>
+            <button id="deny" type="submit" name="action" value="deny">Deny</button>
             </form>
             """
         return self.page(title: "Connect a device", body: body)

@@ -30,6 +30,29 @@ struct RedirectURI: Sendable, Hashable {
         self.scheme == "http" && (self.host == "127.0.0.1" || self.host == "::1" || self.host == "localhost")
     }
 
+    /// This URI's origin as a Content-Security-Policy source: `http://127.0.0.1:53682`, `http://[::1]:8080`,
+    /// or `com.example.app:` for a private-use scheme. The sign-in form names it in `form-action`, because
+    /// browsers hold the redirect that follows a form submission to that directive too. `nil` when the host
+    /// has characters a source expression cannot carry.
+    var policySource: String? {
+        guard !self.host.isEmpty else { return self.scheme + ":" }
+        let port = self.port.map { ":\($0)" } ?? ""
+        if self.host.contains(":") {
+            guard self.host.utf8.allSatisfy({ $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") || Self.isHexDigit($0) }) else { return nil }
+            return "\(self.scheme)://[\(self.host)]\(port)"
+        }
+        guard self.host.utf8.allSatisfy({ $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || Self.isLetterOrDigit($0) }) else { return nil }
+        return "\(self.scheme)://\(self.host)\(port)"
+    }
+
+    private static func isLetterOrDigit(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+    }
+
     /// Parses a redirect URI: an absolute URI with a scheme, no fragment, no user information, no spaces or
     /// control characters; `http` and `https` URIs need a host.
     static func parse(_ text: String) -> Result<RedirectURI, Problem> {

@@ -202,6 +202,7 @@ let package = Package(
         .testTarget(
             name: "WIFSigV4Tests",
             dependencies: [
+                "WIFTestSupport",
                 "WIFSigV4",
                 "WIFFoundation",
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -280,6 +280,7 @@ let package = Package(
             name: "WIFFileStoreTests",
             dependencies: [
                 "WIFTestSupport",
+                "WIFHTTP",
                 "WIFFileStore",
                 "WIFCredentials",
                 "S3Partition",

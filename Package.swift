@@ -202,6 +202,7 @@ let package = Package(
         .testTarget(
             name: "WIFSigV4Tests",
             dependencies: [
+                "WIFTestSupport",
                 "WIFSigV4",
                 "WIFFoundation",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -279,6 +280,7 @@ let package = Package(
             name: "WIFFileStoreTests",
             dependencies: [
                 "WIFTestSupport",
+                "WIFHTTP",
                 "WIFFileStore",
                 "WIFCredentials",
                 "S3Partition",

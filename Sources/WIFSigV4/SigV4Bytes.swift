@@ -4,7 +4,7 @@ import WIFFoundation
 /// Byte-level helpers for building SigV4 strings: hex, percent-encoding, whitespace folding and
 /// the `X-Amz-Date` timestamp. Everything writes into a caller's `[UInt8]` so a signature is
 /// built without intermediate strings.
-enum SigV4Bytes {
+package enum SigV4Bytes {
     static let space: UInt8 = 0x20
     static let newline: UInt8 = 0x0A
     static let slash: UInt8 = 0x2F
@@ -52,7 +52,7 @@ enum SigV4Bytes {
     }
 
     /// Lowercase hex of a digest or MAC as a `String`.
-    static func hexString(_ bytes: some ContiguousBytes) -> String {
+    package static func hexString(_ bytes: some ContiguousBytes) -> String {
         bytes.withUnsafeBytes { raw in
             String(unsafeUninitializedCapacity: raw.count * 2) { output in
                 guard let out = output.baseAddress else { return 0 }

@@ -13,9 +13,15 @@ extension SigV4Signer {
         /// Whether ``hashText`` is a usable payload hash, checked once when the payload is made.
         let isValid: Bool
 
+        /// The values that stand for a body instead of its hash.
+        static let markers: Set<String> = [
+            "UNSIGNED-PAYLOAD", "STREAMING-AWS4-HMAC-SHA256-PAYLOAD", "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER",
+            "STREAMING-UNSIGNED-PAYLOAD-TRAILER",
+        ]
+
         private init(hashText: String) {
             self.hashText = hashText
-            if hashText == "UNSIGNED-PAYLOAD" || hashText == "STREAMING-AWS4-HMAC-SHA256-PAYLOAD" {
+            if Self.markers.contains(hashText) {
                 self.isValid = true
             } else {
                 let utf8 = hashText.utf8
@@ -47,6 +53,16 @@ extension SigV4Signer {
         /// `STREAMING-AWS4-HMAC-SHA256-PAYLOAD`. Use ``SigV4Signer/signStreaming(_:decodedContentLength:chunkSize:date:)``,
         /// which sets the headers this needs and returns the chunks' signer.
         public static let streamingSigned = Payload(hashText: "STREAMING-AWS4-HMAC-SHA256-PAYLOAD")
+
+        /// Signed `aws-chunked` chunks followed by a signed trailer carrying a checksum:
+        /// `STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER`. Use
+        /// ``SigV4Signer/signStreaming(_:decodedContentLength:chunkSize:trailer:date:)`` with a trailer.
+        public static let streamingSignedTrailer = Payload(hashText: "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER")
+
+        /// Unsigned `aws-chunked` chunks followed by a trailer carrying a checksum:
+        /// `STREAMING-UNSIGNED-PAYLOAD-TRAILER`; S3 checks the checksum instead of a signature. Use
+        /// ``SigV4Signer/signStreamingUnsigned(_:decodedContentLength:chunkSize:trailer:date:)``.
+        public static let streamingUnsignedTrailer = Payload(hashText: "STREAMING-UNSIGNED-PAYLOAD-TRAILER")
 
         /// No body (the SHA-256 of zero bytes).
         public static let empty = Payload(

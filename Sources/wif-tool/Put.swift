@@ -24,6 +24,11 @@ extension WIFTool {
                 by its path relative to DIR under --to PREFIX (default: DIR's own name followed by '/'; \
                 --to '' stores them at the top of your folder).
 
+                put - --as NAME stores standard input under NAME, read to its end: \
+                tar c photos | wif-tool put - --as photos.tar. Input that ends within one part goes up \
+                at once; longer input goes up part by part as it is read, each part signed chunk by \
+                chunk, so its length need not be known and memory holds at most two parts.
+
                 Names are checked before anything is sent: empty names, '.' or '..' segments, a leading \
                 '/', '//', backslashes, control characters and keys over 1,024 bytes are refused, with \
                 the rule in the message. Large files go up in parallel parts; every upload carries a \
@@ -55,13 +60,26 @@ extension WIFTool {
         @Option(name: .long, help: "How many files go up at once, 1 to 64.")
         var jobs: Int = FileBatch.defaultWidth
 
-        @Argument(help: "The files to upload (or, with --recursive, one folder).")
+        @Argument(help: "The files to upload (or, with --recursive, one folder; '-' for standard input).")
         var paths: [String] = []
+
+        /// Whether the one thing to upload is standard input (`put - --as NAME`).
+        var readsStandardInput: Bool { self.paths.contains("-") }
 
         func validate() throws {
             try FileBatch.validate(jobs: self.jobs)
             guard !self.paths.isEmpty else {
                 throw ValidationError(self.recursive ? "give the folder to upload: put --recursive DIR" : "give at least one FILE to upload")
+            }
+            if self.readsStandardInput {
+                guard self.paths.count == 1, !self.recursive else {
+                    throw ValidationError("'-' uploads standard input alone: put - --as NAME")
+                }
+                guard let name = self.name, !name.hasSuffix("/") else {
+                    throw ValidationError("standard input has no file name; give the name to store it under: put - --as NAME")
+                }
+                if self.to != nil { throw ValidationError("--to is for --recursive; name standard input with --as NAME") }
+                return
             }
             if self.recursive {
                 guard self.paths.count == 1 else { throw ValidationError("--recursive uploads one folder; give exactly one DIR") }
@@ -93,6 +111,10 @@ extension WIFTool {
             try await reportingStoreErrors {
                 let configuration = try ToolConfiguration.resolve(
                     store: self.store, region: self.options.region, environment: self.options.environment)
+                if self.readsStandardInput, let name = self.name {
+                    try await self.uploadStandardInput(as: name, configuration: configuration)
+                    return
+                }
                 let plan = try self.plan()
                 let uploaded = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger()) { files in
                     // Every name is checked before the first request.
@@ -122,6 +144,26 @@ extension WIFTool {
                 }
                 if self.options.json { try printJSON(uploaded) }
             }
+        }
+
+        /// Uploads standard input, read to its end, under `name`.
+        func uploadStandardInput(as name: String, configuration: ToolConfiguration) async throws {
+            let output = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger()) { files in
+                _ = try files.bucket.key(for: name)
+                let bar = ProgressBar.standardError(label: name, total: nil, quiet: self.store.quiet)
+                let result = try await files.bucket.put(
+                    name, from: .standardInput, progress: { bar.update(bytes: $0.bytesTransferred, total: $0.totalBytes) },
+                    logger: files.logger)
+                if !self.options.json && !self.store.quiet {
+                    bar.clearLine()
+                    printOut("uploaded standard input -> \(files.url(of: name)) (\(ProgressBar.bytes(result.size)))\n")
+                }
+                bar.finish()
+                let uploaded = Uploaded(
+                    name: name, file: "-", size: result.size, eTag: result.eTag, checksum: result.checksum, parts: result.partCount)
+                return Output(bucket: files.session.bucket, prefix: files.session.prefix, uploaded: [uploaded])
+            }
+            if self.options.json { try printJSON(output) }
         }
 
         struct Item: Sendable {

@@ -212,12 +212,18 @@ public struct S3Client: Sendable {
 
     /// The signed HTTP request for one attempt.
     func prepare(_ request: S3Request, credentials: AWSCredentials, progress: AttemptProgress) throws(S3Error) -> HTTPClientRequest {
-        let signed = try self.signedRequest(request, credentials: credentials)
+        let (signed, chunks) = try self.signedRequestAndChunks(request, credentials: credentials)
         var httpRequest = HTTPClientRequest(url: signed.urlString)
         httpRequest.method = request.method
         httpRequest.headers.reserveCapacity(signed.headers.count + 2)
         httpRequest.headers.add(name: "Host", value: signed.host)
+        var encodedLength: Int64?
         for header in signed.headers {
+            // AsyncHTTPClient writes Content-Length from the streamed body's length, the same value as signed.
+            if chunks != nil, header.name == "Content-Length" {
+                encodedLength = Int64(header.value)
+                continue
+            }
             httpRequest.headers.add(name: header.name, value: header.value)
         }
         httpRequest.headers.add(name: "User-Agent", value: "swift-wif-s3")
@@ -232,19 +238,35 @@ public struct S3Client: Sendable {
         case .file(let file, let offset, let length, _):
             httpRequest.body = .stream(
                 FileBodySequence(file: file, offset: offset, length: length, progress: progress), length: .known(length))
+        case .chunked(let buffer, _):
+            guard let chunks, let encodedLength else {
+                throw .invalidArgument("the aws-chunked body was signed without its encoded length", bucket: request.bucket, key: request.key)
+            }
+            httpRequest.body = .stream(ChunkedBodySequence(buffer: buffer, chunks: chunks, progress: progress), length: .known(encodedLength))
         }
         return httpRequest
     }
 
     /// The request addressed and signed: `Host`, path, query and the signature headers.
     func signedRequest(_ request: S3Request, credentials: AWSCredentials) throws(S3Error) -> SigV4Request {
+        try self.signedRequestAndChunks(request, credentials: credentials).0
+    }
+
+    /// ``signedRequest(_:credentials:)`` and, for an `aws-chunked` body, the signer of its chunks.
+    func signedRequestAndChunks(_ request: S3Request, credentials: AWSCredentials) throws(S3Error) -> (SigV4Request, SigV4ChunkSigner?) {
         let (host, path) = self.endpoint.address(bucket: request.bucket, key: request.key, style: self.configuration.addressingStyle)
         var signed = SigV4Request(
             method: request.method.rawValue, scheme: self.endpoint.scheme, host: host, path: path, query: request.encodedQuery,
             headers: request.headers.map { SigV4Request.Header($0.name, $0.value) })
         let signer = SigV4Signer(credentials: credentials, region: self.region, service: "s3")
+        var chunks: SigV4ChunkSigner?
         do {
-            try signer.sign(&signed, payload: request.body.payload, date: self.now())
+            if case .chunked(let buffer, let chunkSize) = request.body {
+                chunks = try signer.signStreaming(
+                    &signed, decodedContentLength: buffer.readableBytes, chunkSize: chunkSize, date: self.now())
+            } else {
+                try signer.sign(&signed, payload: request.body.payload, date: self.now())
+            }
         } catch {
             let credentialsError = (error as? SigV4Error).map(WIFCredentialsError.init) ?? (error as? WIFCredentialsError)
             throw S3Error(
@@ -252,7 +274,7 @@ public struct S3Client: Sendable {
                 message: "cannot sign the request: \(credentialsError?.reason ?? String(describing: error))",
                 bucket: request.bucket, key: request.key, credentialsError: credentialsError)
         }
-        return signed
+        return (signed, chunks)
     }
 
     /// The time to sign with: the local clock, corrected by S3's when it said they differ.

@@ -29,18 +29,23 @@ struct S3Request: Sendable {
         case bytes(ByteBuffer, payload: SigV4Signer.Payload)
         /// `length` bytes of a file from `offset`, and the payload hash to sign.
         case file(ReadableFile, offset: Int64, length: Int64, payload: SigV4Signer.Payload)
+        /// Bytes in memory sent as signed `aws-chunked` chunks of `chunkSize` bytes
+        /// (`STREAMING-AWS4-HMAC-SHA256-PAYLOAD`), each signed as it is sent.
+        case chunked(ByteBuffer, chunkSize: Int)
 
         var payload: SigV4Signer.Payload {
             switch self {
             case .empty: return .empty
             case .bytes(_, let payload), .file(_, _, _, let payload): return payload
+            case .chunked: return .streamingSigned
             }
         }
 
+        /// The body's own length (before any `aws-chunked` framing).
         var length: Int64 {
             switch self {
             case .empty: return 0
-            case .bytes(let buffer, _): return Int64(buffer.readableBytes)
+            case .bytes(let buffer, _), .chunked(let buffer, _): return Int64(buffer.readableBytes)
             case .file(_, _, let length, _): return length
             }
         }

@@ -110,6 +110,28 @@ public struct PartitionedBucket: Sendable {
             bucket: self.bucket, key: key, fromFile: path, options: options, progress: progress, logger: logger)
     }
 
+    /// Uploads bytes of unknown length, read until `input` ends (such as standard input): one `PutObject`
+    /// when they fit in one part, else a multipart upload of parts signed chunk by chunk.
+    /// - Parameters:
+    ///   - name: The object's name.
+    ///   - input: Where the bytes come from; read to its end.
+    ///   - options: Content type, metadata and overwrite protection.
+    ///   - progress: Called with the bytes sent so far.
+    ///   - logger: Where to log.
+    /// - Returns: The new object's ETag, checksum, size and part count.
+    /// - Throws: ``S3Error``: name and pre-flight errors before reading, ``S3Error/Code/fileError`` when
+    ///   the input cannot be read, S3's errors, …
+    @discardableResult
+    public func put(
+        _ name: String, from input: SequentialInput, options: PutObjectOptions = PutObjectOptions(),
+        progress: TransferProgressHandler? = nil,
+        logger: Logger = .noop
+    ) async throws -> PutObjectResult {
+        let key = try self.checkedKey(name, action: "PutObject")
+        return try await self.client.putObject(
+            bucket: self.bucket, key: key, from: input, options: options, progress: progress, logger: logger)
+    }
+
     /// Downloads an object to a file, renamed into place only once complete and verified.
     /// - Parameters:
     ///   - name: The object's name.

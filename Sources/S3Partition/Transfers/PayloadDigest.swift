@@ -2,62 +2,23 @@ import Crypto
 import Foundation
 import WIFCredentials
 
-/// CRC-32 (IEEE 802.3, the one of `x-amz-checksum-crc32`), eight bytes at a time.
+/// CRC-32 (IEEE 802.3, the one of `x-amz-checksum-crc32`), computed by the SigV4 library's
+/// ``SigV4Checksum``: the same code the local S3 verifies checksums with.
 struct CRC32: Sendable {
-    private var state: UInt32 = 0xFFFF_FFFF
-
-    /// Eight 256-entry tables: table 0 is the classic byte table, table k advances k more bytes.
-    private static let tables: [UInt32] = {
-        var tables = [UInt32](repeating: 0, count: 8 * 256)
-        for byte in 0..<256 {
-            var crc = UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-            tables[byte] = crc
-        }
-        for byte in 0..<256 {
-            var crc = tables[byte]
-            for table in 1..<8 {
-                crc = tables[Int(crc & 0xFF)] ^ (crc >> 8)
-                tables[table * 256 + byte] = crc
-            }
-        }
-        return tables
-    }()
+    private var hasher = SigV4Checksum.Hasher(.crc32)
 
     /// Adds bytes.
     mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        var crc = self.state
-        var index = 0
-        let count = bytes.count
-        Self.tables.withUnsafeBufferPointer { table in
-            while count - index >= 8 {
-                let low = crc ^ (UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2]) << 16
-                    | UInt32(bytes[index + 3]) << 24)
-                let high = UInt32(bytes[index + 4]) | UInt32(bytes[index + 5]) << 8 | UInt32(bytes[index + 6]) << 16
-                    | UInt32(bytes[index + 7]) << 24
-                crc = table[7 * 256 + Int(low & 0xFF)] ^ table[6 * 256 + Int((low >> 8) & 0xFF)]
-                    ^ table[5 * 256 + Int((low >> 16) & 0xFF)] ^ table[4 * 256 + Int(low >> 24)]
-                    ^ table[3 * 256 + Int(high & 0xFF)] ^ table[2 * 256 + Int((high >> 8) & 0xFF)]
-                    ^ table[256 + Int((high >> 16) & 0xFF)] ^ table[Int(high >> 24)]
-                index += 8
-            }
-            while index < count {
-                crc = table[Int((crc ^ UInt32(bytes[index])) & 0xFF)] ^ (crc >> 8)
-                index += 1
-            }
-        }
-        self.state = crc
+        self.hasher.update(bytes)
     }
 
     /// The checksum of the bytes added so far.
-    var value: UInt32 { self.state ^ 0xFFFF_FFFF }
+    var value: UInt32 {
+        self.hasher.digest().reduce(0) { $0 << 8 | UInt32($1) }
+    }
 
     /// The checksum as S3 writes it: the four big-endian bytes in base64.
-    var base64: String {
-        let value = self.value
-        return Data([UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)])
-            .base64EncodedString()
-    }
+    var base64: String { self.hasher.finalize() }
 }
 
 /// Which digests of a body to compute in one pass.
@@ -143,14 +104,5 @@ struct PayloadDigest: Sendable, Hashable {
 
 extension Digest {
     /// Lowercase hex.
-    var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Self.byteCount * 2)
-        for byte in self {
-            bytes.append(digits[Int(byte >> 4)])
-            bytes.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    var hexString: String { SigV4Bytes.hexString(self) }
 }

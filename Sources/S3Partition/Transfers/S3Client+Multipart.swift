@@ -40,11 +40,21 @@ extension S3Client {
         progress: ProgressTracker?, logger: Logger
     ) async throws -> CompletedPart {
         let digest = try await file.digest(at: offset, length: length, kinds: self.digestKinds)
+        return try await self.uploadPart(
+            bucket: bucket, key: key, uploadId: uploadId, number: number,
+            body: .file(file, offset: offset, length: length, payload: self.signingPayload(digest)),
+            checksum: digest.checksumHeader(self.configuration.checksumAlgorithm), progress: progress, logger: logger)
+    }
+
+    /// Sends one part's body with the checksum header S3 verifies it against.
+    func uploadPart(
+        bucket: String, key: String, uploadId: String, number: Int, body: S3Request.Body, checksum: (name: String, value: String)?,
+        progress: ProgressTracker?, logger: Logger
+    ) async throws -> CompletedPart {
         var request = S3Request(operation: "UploadPart", method: .PUT, bucket: bucket, key: key)
         request.query = [("partNumber", String(number)), ("uploadId", uploadId)]
-        let checksum = digest.checksumHeader(self.configuration.checksumAlgorithm)
         if let checksum { request.headers.append(checksum) }
-        request.body = .file(file, offset: offset, length: length, payload: self.signingPayload(digest))
+        request.body = body
         return try await self.perform(request, logger: logger, progress: progress) { response in
             for try await _ in response.body {}
             guard let eTag = response.header("etag"), !eTag.isEmpty else {

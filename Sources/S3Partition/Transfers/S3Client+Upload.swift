@@ -73,18 +73,24 @@ extension S3Client {
             return try await self.completeMultipartUpload(
                 bucket: bucket, key: key, uploadId: uploadId, parts: parts, size: size, logger: logger)
         } catch {
-            // The abort runs in its own task so that it is sent even when this task was cancelled.
-            let client = self
-            await Task {
-                do {
-                    try await client.abortMultipartUpload(bucket: bucket, key: key, uploadId: uploadId, logger: logger)
-                } catch {
-                    logger.debug(
-                        "aborting the multipart upload failed",
-                        metadata: ["wif.s3.upload_id": "\(uploadId)", "wif.s3.error": "\(error)"])
-                }
-            }.value
+            await self.abortAfterFailure(bucket: bucket, key: key, uploadId: uploadId, logger: logger)
             throw error
         }
+    }
+
+    /// Aborts a multipart upload that failed or was cancelled, so that its parts stop taking space; a
+    /// failure to abort is logged, not thrown over the error that caused it.
+    func abortAfterFailure(bucket: String, key: String, uploadId: String, logger: Logger) async {
+        // The abort runs in its own task so that it is sent even when this task was cancelled.
+        let client = self
+        await Task {
+            do {
+                try await client.abortMultipartUpload(bucket: bucket, key: key, uploadId: uploadId, logger: logger)
+            } catch {
+                logger.debug(
+                    "aborting the multipart upload failed",
+                    metadata: ["wif.s3.upload_id": "\(uploadId)", "wif.s3.error": "\(error)"])
+            }
+        }.value
     }
 }

@@ -149,8 +149,8 @@ struct AWSChunkedDecoder: Sendable {
 
     private var state: State = .header
     private var line: [UInt8] = []
-    private let signing: ChunkSigning?
-    private var previousSignature: String
+    /// The chunk signatures expected, computed by the same signer a client frames them with.
+    private var signer: SigV4ChunkSigner?
     private var chunkSignature: String?
     private var chunkHash = SHA256()
     private let expectsTrailer: Bool
@@ -162,8 +162,9 @@ struct AWSChunkedDecoder: Sendable {
     private(set) var trailerChecksum: S3Checksum?
 
     init(signing: ChunkSigning?, expectsTrailer: Bool, trailerAlgorithm: S3Checksum.Algorithm?, decodedLength: Int64?) {
-        self.signing = signing
-        self.previousSignature = signing?.seedSignature ?? ""
+        self.signer = signing.map {
+            SigV4ChunkSigner(key: $0.key, amzDate: $0.amzDate, scope: $0.scope, seedSignature: $0.seedSignature, chunkSize: 0, trailer: nil)
+        }
         self.expectsTrailer = expectsTrailer
         self.trailerAlgorithm = trailerAlgorithm
         self.decodedLength = decodedLength
@@ -181,7 +182,7 @@ struct AWSChunkedDecoder: Sendable {
             case .data(let remaining):
                 let count = min(remaining, input.readableBytes)
                 guard let slice = input.readSlice(length: count) else { throw S3Errors.invalidChunk("a chunk ended early") }
-                if self.signing != nil { slice.withUnsafeReadableBytes { self.chunkHash.update(bufferPointer: $0) } }
+                if self.signer != nil { slice.withUnsafeReadableBytes { self.chunkHash.update(bufferPointer: $0) } }
                 self.decodedCount += Int64(count)
                 output.append(slice)
                 self.state = remaining - count == 0 ? .dataEnd : .data(remaining: remaining - count)
@@ -250,7 +251,7 @@ struct AWSChunkedDecoder: Sendable {
                 self.chunkSignature = String(extensionText.dropFirst("chunk-signature=".count))
             }
         }
-        if self.signing != nil, self.chunkSignature == nil {
+        if self.signer != nil, self.chunkSignature == nil {
             throw S3Errors.invalidChunk("a chunk has no chunk-signature")
         }
         self.chunkHash = SHA256()
@@ -264,13 +265,11 @@ struct AWSChunkedDecoder: Sendable {
     }
 
     private mutating func verifyChunk() throws(AWSErrorResponse) {
-        guard let signing = self.signing, let provided = self.chunkSignature else { return }
-        let dataHash = SigV4Hex.string(self.chunkHash.finalize())
-        let stringToSign = "AWS4-HMAC-SHA256-PAYLOAD\n\(signing.amzDate)\n\(signing.scope)\n\(self.previousSignature)\n"
-            + "\(SigV4Hex.emptySHA256)\n\(dataHash)"
-        let expected = SigV4Canonical.signature(stringToSign: stringToSign, key: signing.key)
+        guard var signer = self.signer, let provided = self.chunkSignature else { return }
+        let expected = signer.signature(ofChunkHash: SigV4Bytes.hexString(self.chunkHash.finalize()))
         guard SigV4Canonical.constantTimeEquals(expected, provided) else { throw S3Errors.chunkSignatureMismatch() }
-        self.previousSignature = expected
+        signer.chain(to: expected)
+        self.signer = signer
         self.chunkSignature = nil
     }
 
@@ -297,29 +296,11 @@ struct AWSChunkedDecoder: Sendable {
         if let algorithm = self.trailerAlgorithm, self.trailerChecksum == nil, self.expectsTrailer {
             throw S3Errors.invalidRequest("The x-amz-trailer header names \(algorithm.headerName), but the body has no such trailer.")
         }
-        if let signing = self.signing, self.expectsTrailer {
+        if let signer = self.signer, self.expectsTrailer {
             guard let provided = signatureLine else { throw S3Errors.invalidChunk("the trailers have no x-amz-trailer-signature") }
-            let hash = SigV4Hex.string(SHA256.hash(data: Array(signedText.utf8)))
-            let stringToSign = "AWS4-HMAC-SHA256-TRAILER\n\(signing.amzDate)\n\(signing.scope)\n\(self.previousSignature)\n\(hash)"
-            let expected = SigV4Canonical.signature(stringToSign: stringToSign, key: signing.key)
+            let expected = signer.trailerSignature(canonicalTrailers: signedText)
             guard SigV4Canonical.constantTimeEquals(expected, provided) else { throw S3Errors.chunkSignatureMismatch() }
         }
-    }
-}
-
-/// Hex helpers for chunk signatures.
-enum SigV4Hex {
-    static let emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-
-    static func string(_ digest: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(64)
-        for byte in digest {
-            bytes.append(digits[Int(byte >> 4)])
-            bytes.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import WIFCredentials
 
 /// What `x-amz-content-sha256` (the signed payload hash) says.
 enum S3PayloadHash {
@@ -147,7 +148,7 @@ struct SHA256Accumulator {
     }
 
     func hex() -> String {
-        SigV4Hex.string(self.hash.finalize())
+        SigV4Bytes.hexString(self.hash.finalize())
     }
 }
 

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import PolicyEngine
+import WIFCredentials
 
 /// The stack's S3 endpoint: addressing, SigV4 authentication, IAM authorization with PolicyEngine, and the
 /// bucket, object, listing and multipart operations over the ``ObjectStore``.
@@ -41,7 +42,7 @@ struct S3Service: Sendable {
         self.authorizer = try S3Authorizer(configuration: state.configuration)
         self.hostRule = hostRule
         let account = state.configuration.accountId
-        self.owner = S3XML.Owner(id: SigV4Hex.string(SHA256.hash(data: Array(account.utf8))), displayName: account)
+        self.owner = S3XML.Owner(id: SigV4Bytes.hexString(SHA256.hash(data: Array(account.utf8))), displayName: account)
     }
 
     /// Answers an S3 request; errors are S3 `Error` documents (status and headers only for `HEAD`).

@@ -74,9 +74,9 @@ struct S3ServiceUploadTests {
         var chunks = stride(from: 0, to: data.count, by: chunkSize).map { Array(data[$0..<min($0 + chunkSize, data.count)]) }
         chunks.append([])
         for (index, chunk) in chunks.enumerated() {
-            let hash = SigV4Hex.string(SHA256.hash(data: chunk))
+            let hash = SigV4Bytes.hexString(SHA256.hash(data: chunk))
             let stringToSign = "AWS4-HMAC-SHA256-PAYLOAD\n20240501T120000Z\n20240501/us-east-1/s3/aws4_request\n\(previous)\n"
-                + "\(SigV4Hex.emptySHA256)\n\(hash)"
+                + "\(SigV4Signer.Payload.empty.hashText)\n\(hash)"
             let signature = SigV4Canonical.signature(stringToSign: stringToSign, key: signingKey)
             var sent = chunk
             if index == tamperAt { sent[0] ^= 0xFF }

@@ -11,7 +11,7 @@ extension S3Service {
         try self.authorize(call)
         var algorithm: S3Checksum.Algorithm?
         if let text = call.headers[S3Headers.checksumAlgorithm] {
-            guard let parsed = S3Checksum.Algorithm(rawValue: text.uppercased()) else {
+            guard let parsed = S3Checksum.Algorithm.all.first(where: { $0.name == text.uppercased() }) else {
                 throw S3Errors.invalidRequest("Checksum algorithm provided is unsupported. Please try again with any of the valid types: "
                     + "[CRC32, CRC32C, CRC64NVME, SHA1, SHA256]")
             }
@@ -27,7 +27,7 @@ extension S3Service {
             Self.encryptionHeaders(StoredEncryption(mode: encryption.mode, keyMD5: encryption.keyMD5, segments: []), into: &response.headers)
         }
         if let algorithm, let type {
-            response.headers[S3Headers.checksumAlgorithm] = algorithm.rawValue
+            response.headers[S3Headers.checksumAlgorithm] = algorithm.name
             response.headers[S3Headers.checksumType] = type.rawValue
         }
         return response
@@ -164,8 +164,8 @@ extension S3Service {
                 throw ObjectStoreError.malformedXML("part \(number) has no ETag")
             }
             var checksums: [S3Checksum.Algorithm: String] = [:]
-            for algorithm in S3Checksum.Algorithm.allCases {
-                if let value = element.child("Checksum" + algorithm.rawValue)?.text.trimmingCharacters(in: .whitespacesAndNewlines) {
+            for algorithm in S3Checksum.Algorithm.all {
+                if let value = element.child("Checksum" + algorithm.name)?.text.trimmingCharacters(in: .whitespacesAndNewlines) {
                     checksums[algorithm] = value
                 }
             }

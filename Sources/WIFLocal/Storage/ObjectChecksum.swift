@@ -15,10 +15,39 @@ struct StoredChecksum: Codable, Sendable, Hashable {
     var value: String
     var type: Kind
 
+    init(algorithm: S3Checksum.Algorithm, value: String, type: Kind) {
+        self.algorithm = algorithm
+        self.value = value
+        self.type = type
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case algorithm, value, type
+    }
+
+    // Records keep the algorithm by its name (`CRC32`, `SHA256`, …).
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let name = try container.decode(String.self, forKey: .algorithm)
+        guard let algorithm = S3Checksum.Algorithm.all.first(where: { $0.name == name }) else {
+            throw DecodingError.dataCorruptedError(forKey: .algorithm, in: container, debugDescription: "unknown checksum algorithm \(name)")
+        }
+        self.algorithm = algorithm
+        self.value = try container.decode(String.self, forKey: .value)
+        self.type = try container.decode(Kind.self, forKey: .type)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.algorithm.name, forKey: .algorithm)
+        try container.encode(self.value, forKey: .value)
+        try container.encode(self.type, forKey: .type)
+    }
+
     /// The header S3 answers it in: `x-amz-checksum-<algorithm>`.
     var headerName: String { self.algorithm.headerName }
     /// The element S3 names it by in XML: `ChecksumCRC32`, `ChecksumSHA256`, ….
-    var elementName: String { "Checksum" + self.algorithm.rawValue }
+    var elementName: String { "Checksum" + self.algorithm.name }
 
     /// The type a multipart upload's checksum has when the request names none: full-object for CRC64NVME,
     /// which S3 computes only that way, composite for the others.
@@ -39,7 +68,7 @@ struct StoredChecksum: Codable, Sendable, Hashable {
         }
         switch (kind, algorithm) {
         case (.fullObject, .sha1), (.fullObject, .sha256), (.composite, .crc64nvme):
-            throw S3Errors.invalidRequest("The \(algorithm.rawValue) checksum algorithm is not supported with the \(kind.rawValue) checksum type.")
+            throw S3Errors.invalidRequest("The \(algorithm.name) checksum algorithm is not supported with the \(kind.rawValue) checksum type.")
         default:
             return kind
         }

@@ -21,7 +21,7 @@ struct UploadRecord: Codable, Sendable {
     var initiated: Int64
     var attributes: ObjectAttributes
     /// The additional checksum the object gets (`x-amz-checksum-algorithm` and `-type` at creation).
-    var checksumAlgorithm: S3Checksum.Algorithm? = nil
+    var checksumAlgorithmName: String? = nil
     var checksumType: StoredChecksum.Kind? = nil
     /// How the parts (and so the object) are encrypted at rest, and for SSE-C the key's MD5.
     var encryptionMode: StoredEncryption.Mode? = nil
@@ -30,6 +30,11 @@ struct UploadRecord: Codable, Sendable {
     var objectKey: ObjectKey? {
         guard let bytes = Data(base64Encoded: self.key), !bytes.isEmpty else { return nil }
         return ObjectKey(unchecked: Array(bytes))
+    }
+
+    /// The additional checksum's algorithm, kept by its name.
+    var checksumAlgorithm: S3Checksum.Algorithm? {
+        self.checksumAlgorithmName.flatMap { name in S3Checksum.Algorithm.all.first { $0.name == name } }
     }
 
     var info: MultipartUploadInfo {
@@ -71,7 +76,7 @@ extension ObjectStore {
             key: Data(objectKey.bytes).base64EncodedString(),
             initiated: StoredRecord.milliseconds(self.timeSource.now()),
             attributes: attributes,
-            checksumAlgorithm: checksum?.algorithm,
+            checksumAlgorithmName: checksum?.algorithm.name,
             checksumType: checksum?.type,
             encryptionMode: encryption?.mode,
             encryptionKeyMD5: encryption?.keyMD5
@@ -117,8 +122,8 @@ extension ObjectStore {
             // Every part of an upload with a checksum gets one of the upload's algorithm.
             if let sent = checks.checksumAlgorithm, sent != algorithm {
                 throw S3Errors.invalidRequest(
-                    "Checksum Type mismatch occurred, expected checksum Type: \(algorithm.rawValue.lowercased()), "
-                        + "actual checksum Type: \(sent.rawValue.lowercased())")
+                    "Checksum Type mismatch occurred, expected checksum Type: \(algorithm.name.lowercased()), "
+                        + "actual checksum Type: \(sent.name.lowercased())")
             }
             checks.checksumAlgorithm = algorithm
         }

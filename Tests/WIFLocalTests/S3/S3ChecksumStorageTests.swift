@@ -21,7 +21,7 @@ struct S3ChecksumStorageTests {
         return try await self.fixture.send("GET", "/wif-personal/" + key, headers: headers, as: self.admin)
     }
 
-    @Test("a put's checksum is kept and answered only when asked for, and only for the whole object", arguments: S3Checksum.Algorithm.allCases)
+    @Test("a put's checksum is kept and answered only when asked for, and only for the whole object", arguments: S3Checksum.Algorithm.all)
     func singlePut(algorithm: S3Checksum.Algorithm) async throws {
         let body = S3TestData.bytes(1000)
         let value = S3Checksum.compute(algorithm, of: body)
@@ -47,7 +47,7 @@ struct S3ChecksumStorageTests {
         _ key: String, algorithm: S3Checksum.Algorithm, type: String?, parts: [[UInt8]], listChecksums: Bool = true
     ) async throws -> (complete: S3Reply, partValues: [String]) {
         let path = "/wif-personal/" + key
-        var headers = [("x-amz-checksum-algorithm", algorithm.rawValue)]
+        var headers = [("x-amz-checksum-algorithm", algorithm.name)]
         if let type { headers.append(("x-amz-checksum-type", type)) }
         let created = try await self.fixture.send("POST", path, query: "uploads", headers: headers, as: self.admin)
         let uploadId = try #require(try created.xml().child("UploadId")?.text)
@@ -60,7 +60,7 @@ struct S3ChecksumStorageTests {
                 "PUT", path, query: "partNumber=\(index + 1)&uploadId=\(uploadId)", headers: [(algorithm.headerName, value)], body: part,
                 as: self.admin)
             #expect(reply.header(algorithm.headerName) == value)
-            let listed = listChecksums ? "<Checksum\(algorithm.rawValue)>\(value)</Checksum\(algorithm.rawValue)>" : ""
+            let listed = listChecksums ? "<Checksum\(algorithm.name)>\(value)</Checksum\(algorithm.name)>" : ""
             document += "<Part><PartNumber>\(index + 1)</PartNumber><ETag>\(reply.header("ETag") ?? "")</ETag>\(listed)</Part>"
         }
         document += "</CompleteMultipartUpload>"

@@ -30,7 +30,9 @@ enum S3PayloadHash {
 
 extension S3Service {
     /// The request body with `aws-chunked` framing removed and checksums verified as it streams.
-    func bodyStream(_ call: Call) throws(AWSErrorResponse) -> S3BodyStream<RequestBody> {
+    /// - Parameter verifyingHeaderChecksum: Whether the stream checks an `x-amz-checksum-*` header itself;
+    ///   `false` where the store computes that checksum anyway and checks it (``payloadChecks(_:)``).
+    func bodyStream(_ call: Call, verifyingHeaderChecksum: Bool = true) throws(AWSErrorResponse) -> S3BodyStream<RequestBody> {
         let payloadHash = call.authenticated.payloadHash
         try S3PayloadHash.validate(payloadHash)
         let encoding = S3BodyEncoding.from(payloadHash: payloadHash)
@@ -67,7 +69,8 @@ extension S3Service {
             if signed { signing = try self.chunkSigning(call) }
         }
         return S3BodyStream(
-            base: call.request.body, encoding: encoding, checksum: checksum, trailerAlgorithm: trailerAlgorithm,
+            base: call.request.body, encoding: encoding, checksum: verifyingHeaderChecksum ? checksum : nil,
+            trailerAlgorithm: trailerAlgorithm,
             decodedLength: decodedLength, signing: signing)
     }
 
@@ -95,7 +98,8 @@ extension S3Service {
         } else {
             throw S3Errors.missingContentLength()
         }
-        let sentChecksum = call.headers.lazy.compactMap { S3Checksum.Algorithm(headerName: $0.name.canonicalName) }.first
+        let sentField = call.headers.first { S3Checksum.Algorithm(headerName: $0.name.canonicalName) != nil }
+        let sentChecksum = sentField.flatMap { S3Checksum.Algorithm(headerName: $0.name.canonicalName) }
         let trailerChecksum = call.headers[S3Headers.trailer].flatMap {
             S3Checksum.Algorithm(headerName: $0.trimmingCharacters(in: .whitespaces))
         }
@@ -103,7 +107,8 @@ extension S3Service {
             expectedSHA256: S3PayloadHash.isHexSHA256(payloadHash) ? payloadHash.lowercased() : nil,
             contentMD5: call.headers[S3Headers.contentMD5],
             expectedLength: length,
-            checksumAlgorithm: sentChecksum ?? trailerChecksum)
+            checksumAlgorithm: sentChecksum ?? trailerChecksum,
+            expectedChecksum: sentField?.value)
     }
 
     /// The headers stored with an object: content headers and `x-amz-meta-*` (names lowercased, without

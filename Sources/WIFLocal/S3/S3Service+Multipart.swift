@@ -57,7 +57,7 @@ extension S3Service {
         let uploadId = try self.uploadId(call)
         let partNumber = try self.partNumber(call)
         let checks = try self.payloadChecks(call)
-        let body = try self.bodyStream(call)
+        let body = try self.bodyStream(call, verifyingHeaderChecksum: false)
         let part = try await self.store.uploadPart(
             bucket: call.bucket, key: call.key, uploadId: uploadId, partNumber: partNumber, body: body, checks: checks,
             customerKey: try Self.customerKey(call.headers))

@@ -51,15 +51,19 @@ struct PayloadChecks: Sendable, Hashable {
     /// The additional checksum to compute and keep with the body (the one the request carried, already
     /// verified against it as the body streams).
     var checksumAlgorithm: S3Checksum.Algorithm?
+    /// The value an `x-amz-checksum-*` header gave for ``checksumAlgorithm``, checked against the body once
+    /// it is stored (`BadDigest` on a mismatch); `nil` when there was none, or a trailer carried it.
+    var expectedChecksum: String?
 
     init(
         expectedSHA256: String? = nil, contentMD5: String? = nil, expectedLength: Int64? = nil,
-        checksumAlgorithm: S3Checksum.Algorithm? = nil
+        checksumAlgorithm: S3Checksum.Algorithm? = nil, expectedChecksum: String? = nil
     ) {
         self.expectedSHA256 = expectedSHA256
         self.contentMD5 = contentMD5
         self.expectedLength = expectedLength
         self.checksumAlgorithm = checksumAlgorithm
+        self.expectedChecksum = expectedChecksum
     }
 }
 

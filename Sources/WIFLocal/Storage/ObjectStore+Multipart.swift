@@ -140,7 +140,7 @@ extension ObjectStore {
             lastModified: StoredRecord.milliseconds(self.timeSource.now()),
             sha256: received.sha256?.hexString,
             md5: received.md5.hexString,
-            checksum: received.checksum.map { StoredChecksum(algorithm: $0.algorithm, value: $0.finalize(), type: .fullObject) },
+            checksum: received.checksum.map { StoredChecksum(algorithm: $0.algorithm, value: $0.value, type: .fullObject) },
             encryption: encryption.map { Self.encryption($0, length: file.written, iv: iv) }
         )
         try await file.finish(record: record, synchronize: self.configuration.synchronizeWrites)

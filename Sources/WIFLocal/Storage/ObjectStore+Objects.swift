@@ -139,7 +139,7 @@ extension ObjectStore {
             attributes: attributes,
             sha256: received.sha256?.hexString,
             md5: received.md5.hexString,
-            checksum: received.checksum.map { StoredChecksum(algorithm: $0.algorithm, value: $0.finalize(), type: .fullObject) },
+            checksum: received.checksum.map { StoredChecksum(algorithm: $0.algorithm, value: $0.value, type: .fullObject) },
             encryption: encryption.map { Self.encryption($0, length: file.written, iv: iv) }
         )
         try await file.finish(record: record, synchronize: self.configuration.synchronizeWrites)
@@ -152,8 +152,8 @@ extension ObjectStore {
         let file: TemporaryFile
         let md5: Insecure.MD5Digest
         let sha256: SHA256Digest?
-        /// The additional checksum computed over the body, when one was asked for.
-        let checksum: S3Checksum.Hasher?
+        /// The additional checksum of the body, when one was asked for.
+        let checksum: (algorithm: S3Checksum.Algorithm, value: String)?
     }
 
     /// Streams a body into a new temporary file, computing its MD5 (and its SHA-256 when it must be checked),
@@ -185,7 +185,9 @@ extension ObjectStore {
         let file = try TemporaryFile(in: self.data.temporary)
         var md5 = Insecure.MD5()
         var sha256: SHA256? = checks.expectedSHA256 == nil ? nil : SHA256()
-        var checksum = checks.checksumAlgorithm.map(S3Checksum.Hasher.init)
+        // A SHA-256 checksum is the signed payload hash in another encoding: one digest serves both.
+        let checksumFromPayloadHash = checks.checksumAlgorithm == .sha256 && sha256 != nil
+        var checksum = checksumFromPayloadHash ? nil : checks.checksumAlgorithm.map(S3Checksum.Hasher.init)
         do {
             for try await buffer in body {
                 let size = Int64(buffer.readableBytes)
@@ -219,7 +221,13 @@ extension ObjectStore {
         if let expectedMD5, !Array(md5Digest).elementsEqual(expectedMD5) {
             throw ObjectStoreError.badDigest(expected: checks.contentMD5 ?? "", calculated: Data(md5Digest).base64EncodedString())
         }
-        return ReceivedBody(file: file, md5: md5Digest, sha256: sha256Digest, checksum: checksum)
+        var checksumValue: (algorithm: S3Checksum.Algorithm, value: String)?
+        if let algorithm = checks.checksumAlgorithm {
+            let value = checksumFromPayloadHash ? Data(sha256Digest.map(Array.init) ?? []).base64EncodedString() : checksum?.finalize() ?? ""
+            if let expected = checks.expectedChecksum, expected != value { throw S3Errors.badDigest(algorithm.headerName) }
+            checksumValue = (algorithm, value)
+        }
+        return ReceivedBody(file: file, md5: md5Digest, sha256: sha256Digest, checksum: checksumValue)
     }
 
     /// Renames a finished temporary file over the object's path and records it in the index, under the

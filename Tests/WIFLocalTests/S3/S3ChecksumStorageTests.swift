@@ -34,6 +34,20 @@ struct S3ChecksumStorageTests {
         #expect(try await self.head("sum.bin", range: "bytes=0-9").header(algorithm.headerName) == nil)
     }
 
+    @Test(
+        "a checksum header that is not the body's is BadDigest and stores nothing, with a signed or an unsigned payload",
+        arguments: S3Checksum.Algorithm.all)
+    func mismatch(algorithm: S3Checksum.Algorithm) async throws {
+        let body = S3TestData.bytes(300)
+        let other = S3Checksum.compute(algorithm, of: body + [0])
+        for payload in [nil, SigV4Signer.Payload.unsigned] {
+            let reply = try await self.fixture.send(
+                "PUT", "/wif-personal/wrong-sum.bin", headers: [(algorithm.headerName, other)], body: body, as: self.admin, payload: payload)
+            #expect(reply.errorCode == "BadDigest", "\(algorithm) \(payload == nil ? "signed" : "unsigned")")
+            #expect(try await self.head("wrong-sum.bin").status == .notFound)
+        }
+    }
+
     @Test("a malformed checksum header is InvalidRequest and stores nothing")
     func malformed() async throws {
         let reply = try await self.fixture.send(

@@ -63,6 +63,13 @@ public struct SigV4Checksum: Sendable, Hashable, CustomStringConvertible {
         self.kind = kind
     }
 
+    /// The algorithm S3 names so in `x-amz-checksum-algorithm` (`CRC32`, `SHA256`, …), in any case.
+    /// - Parameter name: Such as `CRC64NVME`.
+    public init?(name: String) {
+        guard let kind = Kind(rawValue: name.uppercased()) else { return nil }
+        self.kind = kind
+    }
+
     init(kind: Kind) {
         self.kind = kind
     }

@@ -116,6 +116,9 @@ import Testing
         #expect(SigV4Checksum.sha256.compute(Array("abc".utf8)) == "ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=")
         #expect(SigV4Checksum(headerName: "X-Amz-Checksum-CRC32C") == .crc32c)
         #expect(SigV4Checksum(headerName: "x-amz-checksum-md5") == nil)
+        #expect(SigV4Checksum(name: "crc64nvme") == .crc64nvme)
+        #expect(SigV4Checksum(name: "MD5") == nil)
+        #expect(SigV4Checksum.all.allSatisfy { SigV4Checksum(name: $0.name) == $0 })
         #expect(SigV4Checksum.all.map(\.encodedCount) == [8, 8, 12, 28, 44])
     }
 }

@@ -11,21 +11,20 @@ extension S3Service {
         try self.authorize(call)
         var algorithm: S3Checksum.Algorithm?
         if let text = call.headers[S3Headers.checksumAlgorithm] {
-            guard let parsed = S3Checksum.Algorithm.all.first(where: { $0.name == text.uppercased() }) else {
+            guard let parsed = S3Checksum.Algorithm(name: text) else {
                 throw S3Errors.invalidRequest("Checksum algorithm provided is unsupported. Please try again with any of the valid types: "
                     + "[CRC32, CRC32C, CRC64NVME, SHA1, SHA256]")
             }
             algorithm = parsed
         }
         let type = try StoredChecksum.uploadType(call.headers[S3Headers.checksumType], algorithm: algorithm)
+        let encryption = try self.encryptionRequest(call.headers)
         let upload = try await self.store.createMultipartUpload(
             bucket: call.bucket, key: call.key, attributes: Self.attributes(from: call.headers),
-            checksum: algorithm.flatMap { algorithm in type.map { (algorithm, $0) } }, encryption: try self.encryptionRequest(call.headers))
+            checksum: algorithm.flatMap { algorithm in type.map { (algorithm, $0) } }, encryption: encryption)
         var response = Response.xml(
             S3XML.initiateMultipartUpload(bucket: call.bucket, key: call.key, uploadId: upload.uploadId), requestId: call.requestId)
-        if let encryption = try self.encryptionRequest(call.headers) {
-            Self.encryptionHeaders(StoredEncryption(mode: encryption.mode, keyMD5: encryption.keyMD5, segments: []), into: &response.headers)
-        }
+        Self.encryptionHeaders(mode: encryption?.mode, keyMD5: encryption?.keyMD5, into: &response.headers)
         if let algorithm, let type {
             response.headers[S3Headers.checksumAlgorithm] = algorithm.name
             response.headers[S3Headers.checksumType] = type.rawValue

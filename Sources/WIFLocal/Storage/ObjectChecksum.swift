@@ -29,7 +29,7 @@ struct StoredChecksum: Codable, Sendable, Hashable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let name = try container.decode(String.self, forKey: .algorithm)
-        guard let algorithm = S3Checksum.Algorithm.all.first(where: { $0.name == name }) else {
+        guard let algorithm = S3Checksum.Algorithm(name: name) else {
             throw DecodingError.dataCorruptedError(forKey: .algorithm, in: container, debugDescription: "unknown checksum algorithm \(name)")
         }
         self.algorithm = algorithm

@@ -12,7 +12,7 @@ extension S3Service {
     /// (`x-amz-server-side-encryption: AES256`) with the data directory's key, or none.
     func encryptionRequest(_ headers: HTTPFields) throws(AWSErrorResponse) -> EncryptionRequest? {
         if let customer = try Self.customerKey(headers) { return customer }
-        if headers[HTTPField.Name("x-amz-server-side-encryption")!] == StoredEncryption.Mode.s3.rawValue {
+        if headers[S3Headers.serverSideEncryption] == StoredEncryption.Mode.s3.rawValue {
             return EncryptionRequest(mode: .s3, key: self.store.encryptionKey)
         }
         return nil
@@ -53,13 +53,19 @@ extension S3Service {
     /// The headers S3 answers about an object's encryption: `x-amz-server-side-encryption: AES256`, or the
     /// customer key's algorithm and MD5. The key itself is never echoed.
     static func encryptionHeaders(_ encryption: StoredEncryption?, into headers: inout HTTPFields) {
-        guard let encryption else { return }
-        switch encryption.mode {
+        Self.encryptionHeaders(mode: encryption?.mode, keyMD5: encryption?.keyMD5, into: &headers)
+    }
+
+    /// The same headers for an encryption mode and, for SSE-C, the key's MD5.
+    static func encryptionHeaders(mode: StoredEncryption.Mode?, keyMD5: String?, into headers: inout HTTPFields) {
+        switch mode {
+        case nil:
+            return
         case .s3:
-            headers[HTTPField.Name("x-amz-server-side-encryption")!] = StoredEncryption.Mode.s3.rawValue
+            headers[S3Headers.serverSideEncryption] = StoredEncryption.Mode.s3.rawValue
         case .customer:
             headers[HTTPField.Name(Self.customerKeyPrefix + "algorithm")!] = "AES256"
-            if let md5 = encryption.keyMD5 { headers[HTTPField.Name(Self.customerKeyPrefix + "key-MD5")!] = md5 }
+            if let keyMD5 { headers[HTTPField.Name(Self.customerKeyPrefix + "key-MD5")!] = keyMD5 }
         }
     }
 }

@@ -238,8 +238,9 @@ extension S3Service {
         guard directive == "COPY" || directive == "REPLACE" else {
             throw S3Errors.invalidArgument("Unknown metadata directive.", name: "x-amz-metadata-directive", value: directive)
         }
+        let encryption = try self.encryptionRequest(call.headers)
         if let header = call.headers[S3Headers.copySource], let parsed = try? CopySource(header: header),
-            parsed.bucket == call.bucket, parsed.key == call.key, directive == "COPY", try self.encryptionRequest(call.headers) == nil
+            parsed.bucket == call.bucket, parsed.key == call.key, directive == "COPY", encryption == nil
         {
             throw S3Errors.invalidRequest(
                 "This copy request is illegal because it is trying to copy an object to itself without changing the object's "
@@ -248,7 +249,7 @@ extension S3Service {
         let attributes = directive == "REPLACE" ? Self.attributes(from: call.headers) : source.info.attributes
         let info = try await self.store.putObject(
             bucket: call.bucket, key: call.key, body: source.body, attributes: attributes,
-            checks: PayloadChecks(expectedLength: source.contentLength), encryption: try self.encryptionRequest(call.headers))
+            checks: PayloadChecks(expectedLength: source.contentLength), encryption: encryption)
         var response = Response.xml(S3XML.copyObjectResult(etag: info.etag, lastModified: info.lastModified), requestId: call.requestId)
         Self.encryptionHeaders(info.encryption, into: &response.headers)
         return response

@@ -42,7 +42,7 @@ extension S3Service {
     }
 
     private static func refuseEncryption(_ headers: HTTPFields) throws(AWSErrorResponse) {
-        let method = headers[HTTPField.Name("x-amz-server-side-encryption")!]
+        let method = headers[S3Headers.serverSideEncryption]
         let kmsKey = headers[HTTPField.Name("x-amz-server-side-encryption-aws-kms-key-id")!]
         // A copy's source keys (x-amz-copy-source-server-side-encryption-customer-*) say nothing of the target.
         let customer = headers.contains { $0.name.canonicalName.hasPrefix(S3Service.customerKeyPrefix) }

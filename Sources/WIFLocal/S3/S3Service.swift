@@ -173,6 +173,7 @@ enum S3Headers {
     static let decodedContentLength = HTTPField.Name("x-amz-decoded-content-length")!
     static let trailer = HTTPField.Name("x-amz-trailer")!
     static let checksumMode = HTTPField.Name("x-amz-checksum-mode")!
+    static let serverSideEncryption = HTTPField.Name("x-amz-server-side-encryption")!
     static let checksumType = HTTPField.Name("x-amz-checksum-type")!
     static let checksumAlgorithm = HTTPField.Name("x-amz-checksum-algorithm")!
     static let copySource = HTTPField.Name("x-amz-copy-source")!

@@ -42,9 +42,16 @@ import WIFTestSupport
         }
 
         /// Waits until `count` callers wait for the refresh in flight.
-        func waitForWaitingCallers(_ count: Int) async {
+        /// Polls until `count` callers wait on the refresh. A test past its time limit is cancelled: it then
+        /// opens the gate and fails, instead of spinning and holding its callers, and the threads every
+        /// other test runs on, forever.
+        func waitForWaitingCallers(_ count: Int) async throws {
             while await self.provider.cache.waitingCallerCount < count {
-                await Task.yield()
+                if Task.isCancelled {
+                    self.source.openGate()
+                    throw CancellationError()
+                }
+                try? await Task.sleep(for: .milliseconds(1))
             }
         }
     }
@@ -63,7 +70,7 @@ import WIFTestSupport
                 group.addTask { try await fixture.provider.getCredentials() }
             }
             try await fixture.source.waitUntilCalled(times: callsBefore + 1)
-            await fixture.waitForWaitingCallers(1_000)
+            try await fixture.waitForWaitingCallers(1_000)
             #expect(fixture.source.calls == callsBefore + 1)
             fixture.source.openGate()
             var results: [AWSCredentials] = []
@@ -87,7 +94,7 @@ import WIFTestSupport
         let first = Task { try await fixture.provider.getCredentials() }
         let second = Task { try await fixture.provider.getCredentials() }
         try await fixture.source.waitUntilCalled(times: 2)
-        await fixture.waitForWaitingCallers(2)
+        try await fixture.waitForWaitingCallers(2)
         #expect(fixture.source.calls == 2)
         fixture.source.openGate()
         let refreshed = try await first.value
@@ -105,7 +112,7 @@ import WIFTestSupport
 
         let cancelled = Task { try await fixture.provider.getCredentials() }
         let patient = Task { try await fixture.provider.getCredentials() }
-        await fixture.waitForWaitingCallers(2)
+        try await fixture.waitForWaitingCallers(2)
 
         cancelled.cancel()
         // The gate is still closed: the cancelled caller cannot have waited for the source.
@@ -144,7 +151,7 @@ import WIFTestSupport
         let fixture = try await Fixture(seed: false)
         fixture.source.closeGate()
         let caller = Task { try await fixture.provider.getCredentials() }
-        await fixture.waitForWaitingCallers(1)
+        try await fixture.waitForWaitingCallers(1)
         caller.cancel()
         await #expect(throws: CancellationError.self) { try await caller.value }
 
@@ -181,7 +188,7 @@ import WIFTestSupport
         // In the mandatory window callers wait for the same refresh.
         fixture.moveTo(secondsLeft: 30)
         let mandatory = Task { try await fixture.provider.getCredentials() }
-        await fixture.waitForWaitingCallers(1)
+        try await fixture.waitForWaitingCallers(1)
         fixture.source.openGate()
         let refreshed = try await mandatory.value
         #expect(refreshed != fixture.seeded)

@@ -86,7 +86,11 @@ extension WIFTool.Engine.CephRGW {
                     let client = try STSClient(
                         configuration: STSClient.Configuration(region: self.options.resolvedRegion(), endpoint: gateway.absoluteString),
                         environment: [:], httpClient: httpClient)
-                    return try await client.assumeRoleWithWebIdentity(request, webIdentityToken: token, logger: logger)
+                    do {
+                        return try await client.assumeRoleWithWebIdentity(request, webIdentityToken: token, logger: logger)
+                    } catch let error as WIFCredentialsError {
+                        throw await TokenRefusalCheck.refine(error, token: token, httpClient: httpClient, logger: logger)
+                    }
                 }
                 if let named = result.subjectFromWebIdentityToken, named != subject {
                     throw CommandFailure(

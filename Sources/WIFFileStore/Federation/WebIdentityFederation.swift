@@ -96,7 +96,7 @@ public struct WebIdentityFederation: Sendable {
         token: String, providerId: String? = nil, roleSessionName: String? = nil, logger: Logger = .noop
     ) async throws -> AssumeRoleWithWebIdentityResult {
         let request = self.request(providerId: providerId, roleSessionName: roleSessionName)
-        return try await self.sts.assumeRoleWithWebIdentity(request, webIdentityToken: token, logger: logger)
+        return try await self.exchange(request, token: token, logger: logger)
     }
 
     /// Federates a token into its user's folder.
@@ -116,7 +116,7 @@ public struct WebIdentityFederation: Sendable {
         logger: Logger = .noop
     ) async throws -> FederatedUser {
         let request = self.request(providerId: providerId, roleSessionName: roleSessionName)
-        let result = try await self.sts.assumeRoleWithWebIdentity(request, webIdentityToken: token, logger: logger)
+        let result = try await self.exchange(request, token: token, logger: logger)
         guard let subject = result.subjectFromWebIdentityToken ?? fallbackSubject else {
             throw FileStoreError(
                 .unknownSubject, "STS did not say whose token this is (no SubjectFromWebIdentityToken), so the user's folder is unknown",
@@ -160,6 +160,18 @@ public struct WebIdentityFederation: Sendable {
             roleSessionName: roleSessionName ?? WebIdentityConfiguration.defaultRoleSessionName(at: self.timeSource.now()),
             providerId: providerId,
             durationSeconds: self.durationSeconds)
+    }
+
+    /// Sends the token to STS; a refusal whose code could mean the token or the role is told apart by
+    /// checking the token against its issuer (``TokenRefusalCheck``).
+    private func exchange(
+        _ request: AssumeRoleWithWebIdentityRequest, token: String, logger: Logger
+    ) async throws -> AssumeRoleWithWebIdentityResult {
+        do {
+            return try await self.sts.assumeRoleWithWebIdentity(request, webIdentityToken: token, logger: logger)
+        } catch let error as WIFCredentialsError {
+            throw await TokenRefusalCheck.refine(error, token: token, httpClient: self.httpClient, now: self.timeSource.now(), logger: logger)
+        }
     }
 }
 

@@ -79,7 +79,7 @@ public enum SignIn {
             return true
         case .service:
             guard let service = error.serviceError else { return false }
-            if ServiceQuirks.refusesToken(code: service.code, message: service.message) { return true }
+            if ServiceQuirks.refusesToken(code: service.code) { return true }
             return Self.refusedIdentityCodes.contains(service.code)
         default:
             return false

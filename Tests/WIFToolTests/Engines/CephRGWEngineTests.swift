@@ -181,12 +181,17 @@ struct CephRGWEngineTests {
         defer { store.remove() }
 
         // A token whose signature was altered, one for an audience the provider does not list, and an
-        // unknown role: RGW answers AccessDenied with no message for all three.
+        // unknown role: RGW answers AccessDenied with no message for all three. The altered token fails
+        // its own issuer's keys, so it is the token that was refused (3); the other two verify, so the
+        // role refused them (4).
         let text = try String(contentsOfFile: token, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         let forged = world.folder.appendingPathComponent("forged.jwt")
         try Data((String(text.dropLast(4)) + (text.hasSuffix("AAAA") ? "BBBB" : "AAAA")).utf8).write(to: forged)
+        let refusedToken = try world.signIn(store, tokenFile: forged.path, role: role)
+        #expect(refusedToken.status == 3, "\(refusedToken.stderr)")
+        #expect(refusedToken.stderr.contains("does not verify against its issuer's keys"), "\(refusedToken.stderr)")
         for (file, roleArn) in [
-            (forged.path, role), (try world.issuer.tokenFile(user: "alice", audience: "stranger"), role),
+            (try world.issuer.tokenFile(user: "alice", audience: "stranger"), role),
             (token, "arn:aws:iam:::role/\(world.namePrefix)-nobody"),
         ] {
             let refused = try world.signIn(store, tokenFile: file, role: roleArn)

@@ -167,11 +167,12 @@ struct SeaweedFSTests {
         #expect(audience.stderr.contains("InvalidParameterValue"), "\(audience.stderr)")
         #expect(audience.stderr.contains("audience"), "\(audience.stderr)")
 
-        // Signed by a key the issuer's JWKS does not have: SeaweedFS answers 403 AccessDenied.
+        // Signed by a key the issuer's JWKS does not have: SeaweedFS answers 403 AccessDenied, as it does
+        // for a role that refuses a good token; the token fails its issuer's keys, so it was refused.
         let otherIssuer = fixture.root.appendingPathComponent("other-issuer").path
         let forged = try login(try peer.token(user: user, dataDirectory: otherIssuer, home: fixture.home))
         #expect(forged.status == 3, "\(forged.stderr)")
-        #expect(forged.stderr.contains("web identity token"), "\(forged.stderr)")
+        #expect(forged.stderr.contains("does not verify against its issuer's keys"), "\(forged.stderr)")
 
         // A token of another issuer (the development Google): no provider trusts it, the role is refused.
         let google = try login(try peer.token(user: user, provider: "google", home: fixture.home))

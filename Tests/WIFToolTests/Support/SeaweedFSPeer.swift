@@ -13,6 +13,8 @@ import FoundationNetworking
 /// - `WIF_SEAWEEDFS_ISSUER_DATA_DIR`: the data directory of the `wif-tool local serve` SeaweedFS trusts,
 ///   whose keys sign the tokens (`wif-tool local token --data-dir`) (required);
 /// - `WIF_SEAWEEDFS_ISSUER_URL`: that issuer's endpoint;
+/// - `WIF_SEAWEEDFS_ISSUER_CONFIG`: that issuer's configuration file, which names it by its own URL
+///   (`wif-tool local token --config`);
 /// - `WIF_SEAWEEDFS_ROLE_ARN`, `WIF_SEAWEEDFS_BUCKET`: the role and bucket of the set-up;
 /// - `WIF_SEAWEEDFS_ADMIN_ACCESS_KEY_ID`, `WIF_SEAWEEDFS_ADMIN_SECRET_ACCESS_KEY`: the admin identity;
 /// - `WIF_SEAWEEDFS_IAM_CONFIG`: the IAM config the set-up wrote.
@@ -23,6 +25,7 @@ struct SeaweedFSPeer: Sendable {
     let endpoint: String
     let issuerDataDirectory: String
     let issuerURL: String?
+    let issuerConfig: String?
     let roleArn: String
     let bucket: String
     let adminAccessKeyId: String?
@@ -48,6 +51,7 @@ struct SeaweedFSPeer: Sendable {
         func value(_ name: String) -> String? { Self.variables[name].flatMap { $0.isEmpty ? nil : $0 } }
         return SeaweedFSPeer(
             endpoint: endpoint, issuerDataDirectory: issuer, issuerURL: value("WIF_SEAWEEDFS_ISSUER_URL"),
+            issuerConfig: value("WIF_SEAWEEDFS_ISSUER_CONFIG"),
             roleArn: value("WIF_SEAWEEDFS_ROLE_ARN") ?? "arn:aws:iam::000000000000:role/personal-store",
             bucket: value("WIF_SEAWEEDFS_BUCKET") ?? "wif-personal",
             adminAccessKeyId: value("WIF_SEAWEEDFS_ADMIN_ACCESS_KEY_ID"), adminSecretAccessKey: value("WIF_SEAWEEDFS_ADMIN_SECRET_ACCESS_KEY"),
@@ -67,6 +71,7 @@ struct SeaweedFSPeer: Sendable {
     ) throws -> String {
         var arguments = ["local", "token", "--provider", provider, "--user", user, "--ttl", String(ttl), "--data-dir", dataDirectory ?? self.issuerDataDirectory]
         if let audience { arguments += ["--audience", audience] }
+        if let issuerConfig { arguments += ["--config", issuerConfig] }
         let result = try ToolRunner.run(arguments, environment: ToolRunner.cleanEnvironment(home: home))
         guard result.status == 0 else { throw ToolError("wif-tool local token failed: \(result.stderr)") }
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -11,7 +11,7 @@ struct ThirdPartyConformanceTests {
     static let admin = AdminCredentials(accessKeyId: "AKIACONFORMANCE00001", secretAccessKey: "conformance-admin-secret-0123456789")
 
     @Test(
-        "boto3: listings, multipart completion, copy ranges, presigned expiry, encodings, bucket pages, conditional deletes, ACLs, encryption, checksums, form uploads",
+        "boto3: listings, multipart completion, copy ranges, presigned expiry, encodings, bucket pages, conditional deletes, ACLs, encryption, checksums, form uploads, Expect: 100-continue",
         .enabled(if: ThirdPartyClientTests.boto3Available, "boto3 is not installed (pip install boto3); WIF_REQUIRE_PEERS=1 fails instead")
     )
     func boto3() async throws {
@@ -62,5 +62,16 @@ struct ThirdPartyConformanceTests {
         #expect(seen["multipartCOMPOSITE"] as? String == "complete:equal head:equal COMPOSITE")
         #expect(seen["multipartFULL_OBJECT"] as? String == "complete:equal head:equal FULL_OBJECT")
         #expect(seen["malformedChecksum"] as? String == "InvalidRequest")
+        // boto3 waits for `100 Continue` before sending a file body: a refused upload is answered first,
+        // so its body never leaves the client, and an accepted one is told to go on.
+        #expect(seen["continueRefusedCode"] as? String == "SignatureDoesNotMatch")
+        let refusedLog = seen["continueRefusedLog"] as? [String] ?? []
+        #expect(refusedLog.contains { $0.contains("NOT sending request body") }, "\(refusedLog)")
+        #expect(!refusedLog.contains { $0.contains("now sending request body") }, "\(refusedLog)")
+        #expect(seen["continueRefusedStored"] as? String == "404")
+        #expect(seen["continueAcceptedCode"] as? String == "OK")
+        let acceptedLog = seen["continueAcceptedLog"] as? [String] ?? []
+        #expect(acceptedLog.contains { $0.contains("100 Continue response seen") }, "\(acceptedLog)")
+        #expect(seen.keys.filter { $0.hasSuffix("Failed") }.isEmpty, "\(seen.filter { $0.key.hasSuffix("Failed") })")
     }
 }

@@ -1,14 +1,16 @@
 """Checks, with boto3, answers in which the local stack once differed from S3: listing past a common
 prefix, completing a multipart upload again or conditionally, copy ranges, presigned URLs that expire at
-once, Content-Encoding, paged bucket listings, conditional deletes, canned ACLs, server-side encryption and
-browser form uploads.
+once, Content-Encoding, paged bucket listings, conditional deletes, canned ACLs, server-side encryption,
+browser form uploads, and `Expect: 100-continue` answered only after the request is authenticated.
 
 Input: WIF_ENDPOINT, WIF_ACCESS_KEY and WIF_SECRET_KEY (the stack's administrator), WIF_BUCKET (an
 empty bucket). Output: one JSON object of observations on stdout; the Swift test asserts on them. Exit 2
 on a setup failure (boto3 missing)."""
 import base64
 import hashlib
+import io
 import json
+import logging
 import os
 import zlib
 import sys
@@ -224,10 +226,45 @@ def form_upload(seen):
     seen["formUpload"] = status_of(request)
 
 
+class ContinueLog(logging.Handler):
+    """Collects what botocore's connection says about `Expect: 100-continue`."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.lines = []
+
+    def emit(self, record):
+        message = record.getMessage()
+        if "100 Continue" in message or "request body" in message:
+            self.lines.append(message)
+
+
+def expect_continue(seen):
+    """boto3 sends `Expect: 100-continue` with file bodies and sends the body only after `100 Continue`;
+    an upload the stack refuses must be refused before its body goes out."""
+    log = ContinueLog()
+    connection = logging.getLogger("botocore.awsrequest")
+    connection.addHandler(log)
+    connection.setLevel(logging.DEBUG)
+    try:
+        wrong = boto3.client("s3", endpoint_url=ENDPOINT, config=CONFIG, aws_access_key_id=os.environ["WIF_ACCESS_KEY"],
+                             aws_secret_access_key="not-the-secret-" + uuid.uuid4().hex)
+        seen["continueRefusedCode"] = code(lambda: wrong.put_object(
+            Bucket=BUCKET, Key="continue/refused", Body=io.BytesIO(b"r" * (8 * MIB))))
+        seen["continueRefusedLog"] = list(log.lines)
+        seen["continueRefusedStored"] = code(lambda: S3.head_object(Bucket=BUCKET, Key="continue/refused"))
+        log.lines.clear()
+        seen["continueAcceptedCode"] = code(lambda: S3.put_object(
+            Bucket=BUCKET, Key="continue/accepted", Body=io.BytesIO(b"a" * MIB)))
+        seen["continueAcceptedLog"] = list(log.lines)
+    finally:
+        connection.removeHandler(log)
+
+
 def main():
     seen = {}
     for check in [listing_past_common_prefix, completing_again, copy_range, presigned_zero, content_encoding,
-                  bucket_pages, conditional_deletes, acls_and_encryption, checksums, form_upload]:
+                  bucket_pages, conditional_deletes, acls_and_encryption, checksums, form_upload, expect_continue]:
         try:
             check(seen)
         except Exception as error:  # one check failing must not hide the others' answers

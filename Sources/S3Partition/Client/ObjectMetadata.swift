@@ -57,7 +57,8 @@ public struct ObjectMetadata: Sendable, Hashable {
         for header in headers {
             let name = header.name.lowercased()
             if name.hasPrefix("x-amz-meta-") {
-                metadata[String(name.dropFirst("x-amz-meta-".count))] = header.value
+                // S3 sends values that are not printable US-ASCII as RFC 2047 encoded-words.
+                metadata[String(name.dropFirst("x-amz-meta-".count))] = EncodedWords.decode(header.value) ?? header.value
             }
         }
         self.init(
@@ -132,8 +133,9 @@ public struct PutObjectResult: Sendable, Hashable {
 public struct PutObjectOptions: Sendable, Hashable {
     /// The `Content-Type` to store; `application/octet-stream` when `nil`.
     public var contentType: String?
-    /// User metadata stored as `x-amz-meta-<name>` headers; names are letters, digits, `-` and `_`,
-    /// values printable ASCII.
+    /// User metadata stored as `x-amz-meta-<name>` headers; names are letters, digits, `-` and `_`.
+    /// Values are any text: one that is not printable US-ASCII is sent as an RFC 2047 encoded-word
+    /// (`=?UTF-8?B?…?=`), which S3 decodes before storing, and read back decoded.
     public var metadata: [String: String]
     /// Whether an existing object may be replaced. When `false`, the upload carries
     /// `If-None-Match: *` and fails with ``S3Error/Code/preconditionFailed`` if the key exists.
@@ -167,10 +169,7 @@ public struct PutObjectOptions: Sendable, Hashable {
                 throw .invalidArgument(
                     "metadata name '\(PrintableText.escaping(name))' must be letters, digits, '-' or '_'", bucket: bucket, key: key)
             }
-            guard Self.isHeaderValue(value) else {
-                throw .invalidArgument("metadata '\(name)' must have a printable ASCII value", bucket: bucket, key: key)
-            }
-            headers.append(("x-amz-meta-" + name.lowercased(), value))
+            headers.append(("x-amz-meta-" + name.lowercased(), EncodedWords.encodeIfNeeded(value)))
         }
         if !self.overwrite { headers.append(("If-None-Match", "*")) }
         return headers

@@ -112,8 +112,11 @@ extension S3Service {
     }
 
     /// The headers stored with an object: content headers and `x-amz-meta-*` (names lowercased, without
-    /// the prefix). `aws-chunked` is removed from `Content-Encoding`, as S3 does.
-    static func attributes(from headers: HTTPFields) -> ObjectAttributes {
+    /// the prefix; values with RFC 2047 encoded-words decoded, ``S3MetadataValue``). `aws-chunked` is
+    /// removed from `Content-Encoding`, as S3 does.
+    /// - Throws: `InvalidArgument` naming a metadata header whose value held bytes that are not UTF-8,
+    ///   rather than storing something other than what was sent.
+    static func attributes(from headers: HTTPFields) throws(AWSErrorResponse) -> ObjectAttributes {
         var attributes = ObjectAttributes()
         attributes.contentType = headers[.contentType]
         if let encoding = headers[.contentEncoding] {
@@ -134,10 +137,15 @@ extension S3Service {
             let name = field.name.canonicalName
             guard name.hasPrefix("x-amz-meta-") else { continue }
             let key = String(name.dropFirst("x-amz-meta-".count))
+            guard let value = S3MetadataValue.stored(field.value) else {
+                throw S3Errors.invalidArgument(
+                    "The value of \(name) holds bytes that are not UTF-8; send text outside US-ASCII as an RFC 2047 encoded-word (=?UTF-8?B?...?=).",
+                    name: name, value: nil)
+            }
             if let existing = attributes.userMetadata[key] {
-                attributes.userMetadata[key] = existing + "," + field.value
+                attributes.userMetadata[key] = existing + "," + value
             } else {
-                attributes.userMetadata[key] = field.value
+                attributes.userMetadata[key] = value
             }
         }
         return attributes

@@ -20,7 +20,7 @@ extension S3Service {
         let type = try StoredChecksum.uploadType(call.headers[S3Headers.checksumType], algorithm: algorithm)
         let encryption = try self.encryptionRequest(call.headers)
         let upload = try await self.store.createMultipartUpload(
-            bucket: call.bucket, key: call.key, attributes: Self.attributes(from: call.headers),
+            bucket: call.bucket, key: call.key, attributes: try Self.attributes(from: call.headers),
             checksum: algorithm.flatMap { algorithm in type.map { (algorithm, $0) } }, encryption: encryption)
         var response = Response.xml(
             S3XML.initiateMultipartUpload(bucket: call.bucket, key: call.key, uploadId: upload.uploadId), requestId: call.requestId)

@@ -12,10 +12,11 @@ extension S3Service {
         try self.requireBucket(call)
         try self.authorize(call)
         let checks = try self.payloadChecks(call)
+        let attributes = try Self.attributes(from: call.headers)
         let body = try self.bodyStream(call, verifyingHeaderChecksum: false)
         try await self.checkWritePreconditions(call)
         let info = try await self.store.putObject(
-            bucket: call.bucket, key: call.key, body: body, attributes: Self.attributes(from: call.headers), checks: checks,
+            bucket: call.bucket, key: call.key, body: body, attributes: attributes, checks: checks,
             encryption: try self.encryptionRequest(call.headers))
         var response = Response(status: .ok)
         response.headers[.eTag] = info.etag
@@ -134,7 +135,7 @@ extension S3Service {
             if let value = query[override] ?? stored { headers[name] = value }
         }
         for (key, value) in attributes.userMetadata.sorted(by: { $0.key < $1.key }) {
-            if let name = HTTPField.Name("x-amz-meta-" + key) { headers[name] = value }
+            if let name = HTTPField.Name("x-amz-meta-" + key) { headers[name] = S3MetadataValue.header(value) }
         }
         if let partCount = info.partCount, let name = HTTPField.Name("x-amz-mp-parts-count") {
             headers[name] = String(partCount)
@@ -246,7 +247,7 @@ extension S3Service {
                 "This copy request is illegal because it is trying to copy an object to itself without changing the object's "
                     + "metadata, storage class, website redirect location or encryption attributes.")
         }
-        let attributes = directive == "REPLACE" ? Self.attributes(from: call.headers) : source.info.attributes
+        let attributes = directive == "REPLACE" ? try Self.attributes(from: call.headers) : source.info.attributes
         let info = try await self.store.putObject(
             bucket: call.bucket, key: call.key, body: source.body, attributes: attributes,
             checks: PayloadChecks(expectedLength: source.contentLength), encryption: encryption)

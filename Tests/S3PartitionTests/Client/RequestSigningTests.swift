@@ -90,8 +90,11 @@ struct RequestSigningTests {
         #expect(headers.map(\.name) == ["Content-Type", "x-amz-meta-origin", "x-amz-meta-b", "If-None-Match"])
         #expect(headers.map(\.value) == ["image/png", "camera", "2", "*"])
         #expect(try PutObjectOptions().headers(bucket: "b", key: "k").map(\.value) == ["application/octet-stream"])
+        // Text outside printable US-ASCII travels as an RFC 2047 encoded-word, as S3 expects it.
+        let encoded = try PutObjectOptions(metadata: ["n": "caf\u{E9}", "line": "a\r\nX-Evil: 1"]).headers(bucket: "b", key: "k")
+        #expect(encoded.filter { $0.name.hasPrefix("x-amz-meta-") }.map(\.value) == ["=?UTF-8?B?YQ0KWC1FdmlsOiAx?=", "=?UTF-8?B?Y2Fmw6k=?="])
         for bad in [PutObjectOptions(contentType: "text/plain\r\nX-Evil: 1"), PutObjectOptions(metadata: ["bad name": "v"]),
-            PutObjectOptions(metadata: ["n": "caf\u{E9}"]), PutObjectOptions(metadata: ["": "v"])]
+            PutObjectOptions(metadata: ["": "v"])]
         {
             let error = #expect(throws: S3Error.self) { try bad.headers(bucket: "b", key: "k") }
             #expect(error?.code == .invalidArgument)
@@ -103,12 +106,12 @@ struct RequestSigningTests {
         let headers = NIOHTTP1Headers.make([
             ("ETag", "\"0123456789abcdef0123456789abcdef\""), ("Last-Modified", "Wed, 01 May 2024 12:00:00 GMT"),
             ("Content-Type", "text/plain"), ("x-amz-meta-Origin", "camera"), ("x-amz-version-id", "v1"),
-            ("x-amz-checksum-sha256", "abc="), ("x-amz-mp-parts-count", "3"),
+            ("x-amz-checksum-sha256", "abc="), ("x-amz-mp-parts-count", "3"), ("x-amz-meta-note", "=?UTF-8?B?Y2Fmw6k=?="),
         ])
         let metadata = ObjectMetadata(headers: headers, contentLength: 42)
         #expect(metadata == ObjectMetadata(
             contentLength: 42, eTag: "0123456789abcdef0123456789abcdef", lastModified: Date(timeIntervalSince1970: 1_714_564_800),
-            contentType: "text/plain", versionId: "v1", checksumSHA256: "abc=", partsCount: 3, metadata: ["origin": "camera"]))
+            contentType: "text/plain", versionId: "v1", checksumSHA256: "abc=", partsCount: 3, metadata: ["origin": "camera", "note": "caf\u{E9}"]))
         #expect(ObjectMetadata.unquoted("W/\"abc\"") == "abc")
         #expect(ObjectMetadata.unquoted("abc-2") == "abc-2")
     }

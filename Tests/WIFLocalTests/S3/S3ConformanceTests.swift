@@ -136,6 +136,44 @@ struct S3ConformanceTests {
         #expect(reply.header("Content-Encoding") == "deflate, gzip")
     }
 
+    @Test("user metadata outside US-ASCII is stored decoded from RFC 2047 words and sent back as one UTF-8 word")
+    func metadataEncodedWords() async throws {
+        let put = try await self.put(
+            "metadata.bin",
+            headers: [
+                ("x-amz-meta-plain", "abc"), ("x-amz-meta-word", "=?UTF-8?B?Y2Fmw6k=?="), ("x-amz-meta-q", "=?utf-8?Q?caf=C3=A9?="),
+                ("x-amz-meta-latin", "=?ISO-8859-1?Q?caf=E9?="), ("x-amz-meta-raw", "caf\u{E9}"),
+            ])
+        #expect(put.status == .ok)
+        for method in ["HEAD", "GET"] {
+            let reply = try await self.fixture.send(method, "/wif-personal/metadata.bin", as: self.admin)
+            #expect(reply.header("x-amz-meta-plain") == "abc")
+            for name in ["word", "q", "latin", "raw"] {
+                #expect(reply.header("x-amz-meta-" + name) == "=?UTF-8?B?Y2Fmw6k=?=", "\(method) \(name)")
+            }
+        }
+        // A copy that replaces the metadata decodes it the same way.
+        let copy = try await self.fixture.send(
+            "PUT", "/wif-personal/metadata-copy.bin",
+            headers: [("x-amz-copy-source", "wif-personal/metadata.bin"), ("x-amz-metadata-directive", "REPLACE"), ("x-amz-meta-w", "=?UTF-8?B?w6k=?=")],
+            as: self.admin)
+        #expect(copy.status == .ok)
+        #expect(try await self.fixture.send("HEAD", "/wif-personal/metadata-copy.bin", as: self.admin).header("x-amz-meta-w") == "=?UTF-8?B?w6k=?=")
+    }
+
+    @Test("a metadata value whose bytes were not UTF-8 is refused, not stored changed")
+    func metadataLostBytesRefused() async throws {
+        // The HTTP server reads header bytes as UTF-8 and replaces what is not with U+FFFD.
+        for (method, path, query) in [("PUT", "/wif-personal/lost.bin", ""), ("POST", "/wif-personal/lost-upload.bin", "uploads")] {
+            let reply = try await self.fixture.send(
+                method, path, query: query, headers: [("x-amz-meta-latin", "caf\u{FFFD}")], body: method == "PUT" ? [1] : [], as: self.admin)
+            #expect(reply.status == .badRequest, "\(method)")
+            #expect(reply.errorCode == "InvalidArgument", "\(method)")
+            #expect(reply.errorMessage?.contains("x-amz-meta-latin") == true, "\(reply.errorMessage ?? "")")
+        }
+        #expect(try await self.fixture.send("HEAD", "/wif-personal/lost.bin", as: self.admin).status == .notFound)
+    }
+
     @Test("ListBuckets pages with max-buckets and a continuation token, and filters by prefix")
     func listBucketsPaged() async throws {
         for name in ["page-a", "page-b", "page-c"] {

@@ -11,7 +11,7 @@ struct ThirdPartyConformanceTests {
     static let admin = AdminCredentials(accessKeyId: "AKIACONFORMANCE00001", secretAccessKey: "conformance-admin-secret-0123456789")
 
     @Test(
-        "boto3: listings, multipart completion, copy ranges, presigned expiry, encodings, bucket pages, conditional deletes, ACLs, encryption, checksums, form uploads, Expect: 100-continue",
+        "boto3: listings, multipart completion, copy ranges, presigned expiry, encodings, bucket pages, conditional deletes, ACLs, encryption, checksums, form uploads, Expect: 100-continue, encoded metadata",
         .enabled(if: ThirdPartyClientTests.boto3Available, "boto3 is not installed (pip install boto3); WIF_REQUIRE_PEERS=1 fails instead")
     )
     func boto3() async throws {
@@ -29,6 +29,7 @@ struct ThirdPartyConformanceTests {
             )
         }
         let seen = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], "boto3 printed \(output)")
+        #expect(seen["metadataWords"] as? [String: String] == ["plain": "abc", "word": "=?UTF-8?B?Y2Fmw6k=?=", "q": "=?UTF-8?B?Y2Fmw6k=?="])
         #expect(seen.keys.filter { $0.hasSuffix("Failed") }.isEmpty, "\(seen)")
         #expect(seen["listV1PastPrefix"] as? [String] == ["cquux/"])
         #expect(seen["listV1Paginated"] as? [String] == ["boo/", "cquux/"])
@@ -72,6 +73,7 @@ struct ThirdPartyConformanceTests {
         #expect(seen["continueAcceptedCode"] as? String == "OK")
         let acceptedLog = seen["continueAcceptedLog"] as? [String] ?? []
         #expect(acceptedLog.contains { $0.contains("100 Continue response seen") }, "\(acceptedLog)")
+        #expect(seen["metadataWords"] as? [String: String] == ["plain": "abc", "word": "=?UTF-8?B?Y2Fmw6k=?=", "q": "=?UTF-8?B?Y2Fmw6k=?="])
         #expect(seen.keys.filter { $0.hasSuffix("Failed") }.isEmpty, "\(seen.filter { $0.key.hasSuffix("Failed") })")
     }
 }

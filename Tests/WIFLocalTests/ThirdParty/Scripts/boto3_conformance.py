@@ -1,7 +1,8 @@
 """Checks, with boto3, answers in which the local stack once differed from S3: listing past a common
 prefix, completing a multipart upload again or conditionally, copy ranges, presigned URLs that expire at
 once, Content-Encoding, paged bucket listings, conditional deletes, canned ACLs, server-side encryption,
-browser form uploads, and `Expect: 100-continue` answered only after the request is authenticated.
+browser form uploads, `Expect: 100-continue` answered only after the request is authenticated, and
+metadata in RFC 2047 encoded-words.
 
 Input: WIF_ENDPOINT, WIF_ACCESS_KEY and WIF_SECRET_KEY (the stack's administrator), WIF_BUCKET (an
 empty bucket). Output: one JSON object of observations on stdout; the Swift test asserts on them. Exit 2
@@ -226,6 +227,14 @@ def form_upload(seen):
     seen["formUpload"] = status_of(request)
 
 
+def metadata_words(seen):
+    """Metadata outside US-ASCII travels as RFC 2047 encoded-words: decoded when stored, one UTF-8 word when
+    sent back."""
+    S3.put_object(Bucket=BUCKET, Key="metadata/words", Body=b"m",
+                  Metadata={"plain": "abc", "word": "=?UTF-8?B?Y2Fmw6k=?=", "q": "=?utf-8?Q?caf=C3=A9?="})
+    seen["metadataWords"] = S3.head_object(Bucket=BUCKET, Key="metadata/words")["Metadata"]
+
+
 class ContinueLog(logging.Handler):
     """Collects what botocore's connection says about `Expect: 100-continue`."""
 
@@ -264,7 +273,8 @@ def expect_continue(seen):
 def main():
     seen = {}
     for check in [listing_past_common_prefix, completing_again, copy_range, presigned_zero, content_encoding,
-                  bucket_pages, conditional_deletes, acls_and_encryption, checksums, form_upload, expect_continue]:
+                  bucket_pages, conditional_deletes, acls_and_encryption, checksums, form_upload, expect_continue,
+                  metadata_words]:
         try:
             check(seen)
         except Exception as error:  # one check failing must not hide the others' answers

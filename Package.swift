@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "WIFSigV4", targets: ["WIFSigV4"]),
         .library(name: "WIFCredentials", targets: ["WIFCredentials"]),
         .library(name: "PolicyEngine", targets: ["PolicyEngine"]),
+        .library(name: "AccessRules", targets: ["AccessRules"]),
         .library(name: "S3Partition", targets: ["S3Partition"]),
         .library(name: "WIFLocal", targets: ["WIFLocal"]),
         .library(name: "WIFEngines", targets: ["WIFEngines"]),
@@ -30,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/GraphQLSwift/GraphQL.git", from: "4.3.0"),
     ],
     targets: [
         // The one foundation of the package's own mechanisms (XML, JSON, AWS dates, percent-encoding,
@@ -79,6 +81,17 @@ let package = Package(
         .target(
             name: "PolicyEngine",
             dependencies: ["WIFFoundation"],
+            swiftSettings: swiftSettings
+        ),
+        // Amplify's access-rule vocabulary (`@auth` on GraphQL types and fields) read from SDL or JSON and
+        // evaluated on records: pure, no networking; GraphQL only parses the schema text.
+        .target(
+            name: "AccessRules",
+            dependencies: [
+                "WIFFoundation",
+                "PolicyEngine",
+                .product(name: "GraphQL", package: "GraphQL"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -226,6 +239,11 @@ let package = Package(
         .testTarget(
             name: "PolicyEngineTests",
             dependencies: ["PolicyEngine", "WIFFoundation"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AccessRulesTests",
+            dependencies: ["AccessRules", "PolicyEngine"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -185,6 +185,7 @@ let package = Package(
                 "WIFFileStore",
                 "WIFCredentials",
                 "PolicyEngine",
+                "AccessRules",
                 "S3Partition",
                 "WIFEngines",
                 "WIFLocal",

@@ -21,7 +21,7 @@ struct WIFTool: AsyncParsableCommand {
             """,
         subcommands: [
             Demo.self, Login.self, Whoami.self, Put.self, List.self, Get.self, Remove.self, Logout.self, Accounts.self,
-            Credentials.self, Request.self, Policy.self, Local.self, Engine.self,
+            Credentials.self, Request.self, Policy.self, Rules.self, Local.self, Engine.self,
         ]
     )
 

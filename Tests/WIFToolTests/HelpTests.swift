@@ -16,7 +16,7 @@ import Testing
     /// name set wrong would move the command, so each is reached by the name the README documents.
     @Test(arguments: [
         "demo", "login", "whoami", "put", "list", "get", "rm", "logout", "accounts", "credentials", "request",
-        "policy", "policy validate", "policy simulate", "local", "local serve", "local token",
+        "policy", "policy validate", "policy simulate", "rules", "rules validate", "rules simulate", "local", "local serve", "local token",
         "engine", "engine seaweedfs", "engine seaweedfs setup", "engine ceph-rgw", "engine ceph-rgw setup",
         "engine ceph-rgw remove", "engine ceph-rgw credentials",
     ])

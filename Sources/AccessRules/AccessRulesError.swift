@@ -45,7 +45,9 @@ public struct AccessRulesError: Error, Sendable, Hashable, CustomStringConvertib
     /// `code: reason`.
     public var description: String { "\(self.code): \(self.reason)" }
 
+    /// Errors are equal when their codes are.
     public static func == (lhs: AccessRulesError, rhs: AccessRulesError) -> Bool { lhs.code == rhs.code }
 
+    /// Hashes the code only, matching equality.
     public func hash(into hasher: inout Hasher) { hasher.combine(self.code) }
 }

@@ -1,7 +1,9 @@
 /// A claim of a caller's token: one string, a list of strings, or something else (a number, a
 /// boolean) that rules only compare as text.
 public enum ClaimValue: Sendable, Hashable {
+    /// One string; a groups claim sent this way is one group.
     case string(String)
+    /// A list of strings.
     case strings([String])
 
     /// Whether the claim is, or lists, `name`. A groups claim may arrive as one string.
@@ -49,7 +51,7 @@ public struct Caller: Sendable, Hashable {
     /// - Parameters:
     ///   - authMode: How the caller proved who it is.
     ///   - claims: The token's claims.
-    ///   - role: The identity pool role, for IAM.
+    ///   - role: The identity pool role, for IAM; authenticated when not given.
     ///   - groups: Extra groups.
     public init(authMode: AuthProvider, claims: [String: ClaimValue] = [:], role: Role? = nil, groups: [String] = []) {
         self.authMode = authMode

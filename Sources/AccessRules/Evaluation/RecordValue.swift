@@ -1,8 +1,11 @@
 /// The value of one field of a record, as far as rules read it: owner and group fields hold a string or
 /// a list of strings; anything else only counts as present.
 public enum RecordValue: Sendable, Hashable {
+    /// A string, such as one owner.
     case string(String)
+    /// A list of strings, such as several owners or groups.
     case strings([String])
+    /// Null or absent.
     case null
     /// A value of another type (a number, a boolean, an object), described as text.
     case other(String)

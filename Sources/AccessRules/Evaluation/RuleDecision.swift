@@ -3,7 +3,9 @@
 public struct RuleDecision: Sendable, Hashable {
     /// Allow or deny.
     public enum Outcome: String, Sendable, Hashable, Codable {
+        /// The operation may proceed (possibly with fields hidden).
         case allow = "Allow"
+        /// The operation is refused.
         case deny = "Deny"
     }
 

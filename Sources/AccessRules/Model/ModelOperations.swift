@@ -1,7 +1,10 @@
 /// One operation on a model's records, as a rule's `operations` lists it.
 public enum ModelOperation: String, Sendable, Hashable, CaseIterable, Codable {
+    /// A new record.
     case create
+    /// Changed fields of a stored record.
     case update
+    /// A stored record removed.
     case delete
     /// One record by its key.
     case get
@@ -42,6 +45,7 @@ public enum ModelOperation: String, Sendable, Hashable, CaseIterable, Codable {
 /// A set of operations, as a rule's `operations` field: `read` stands for get, list, search, sync and
 /// listen. A bit set so that a decision tests membership without allocating.
 public struct ModelOperations: OptionSet, Sendable, Hashable {
+    /// One bit per ``ModelOperation``, in declaration order.
     public let rawValue: UInt16
 
     /// Creates a set from its bits.
@@ -50,13 +54,21 @@ public struct ModelOperations: OptionSet, Sendable, Hashable {
         self.rawValue = rawValue
     }
 
+    /// Creating records.
     public static let create = ModelOperation.create.asSet
+    /// Updating records.
     public static let update = ModelOperation.update.asSet
+    /// Deleting records.
     public static let delete = ModelOperation.delete.asSet
+    /// Reading one record by its key.
     public static let get = ModelOperation.get.asSet
+    /// Listing records.
     public static let list = ModelOperation.list.asSet
+    /// Searching records.
     public static let search = ModelOperation.search.asSet
+    /// DataStore sync queries.
     public static let sync = ModelOperation.sync.asSet
+    /// Subscriptions.
     public static let listen = ModelOperation.listen.asSet
     /// Every way of reading: get, list, search, sync and listen.
     public static let read: ModelOperations = [.get, .list, .search, .sync, .listen]

@@ -55,6 +55,7 @@ extension IsolationProblem {
         for condition in statement.conditions where Self.listingKeys.contains(condition.key) {
             if !condition.evaluate(RequestContext()) { return nil }
         }
+        if statement.conditions.contains(where: self.neverHoldsForAnId) { return nil }
         guard let patterns = statement.resourcePatterns else {
             return Blocker(construct: located.reference, reason: "has no Resource, so it covers every object")
         }
@@ -92,6 +93,25 @@ extension IsolationProblem {
         return patterns.contains { self.prefix($0).coversEverythingFrom(self.objectTarget) }
     }
 
+    /// Whether a condition on the id key holds for no id of the alphabet: it compares the id, equal or
+    /// alike, only with fixed strings that are not ids (such as the empty string, or letters when ids are
+    /// digits).
+    func neverHoldsForAnId(_ condition: CompiledCondition) -> Bool {
+        guard condition.key == self.idContextKey, condition.op.qualifier == nil,
+              condition.op.base == .stringEquals || condition.op.base == .stringLike,
+              case .strings(let patterns) = condition.values
+        else { return false }
+        return patterns.allSatisfy { pattern in
+            let prefix = SymbolicPrefix(pattern, idKey: self.idContextKey, fixed: self.fixed)
+            guard prefix.isComplete, !prefix.items.contains(.id) else { return false }
+            let bytes = prefix.items.compactMap { item -> UInt8? in
+                if case .byte(let byte) = item { return byte }
+                return nil
+            }
+            return !self.prover.alphabet.admits(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
     static let listingKeys: Set<ContextKey> = [.s3Prefix, .s3Delimiter, .s3MaxKeys]
 
     func prefix(_ pattern: ARNPattern) -> SymbolicPrefix {
@@ -114,7 +134,7 @@ extension IsolationProblem {
         return self.combine { located in
             let statement = located.statement
             guard statement.actionApplies(probe), self.mayApplyToBucket(statement),
-                  !statement.conditions.contains(where: self.confinesPrefix)
+                  !statement.conditions.contains(where: { self.confinesPrefix($0) || self.neverHoldsForAnId($0) })
             else { return nil }
             return Blocker(
                 construct: "\(located.reference) \(action)",

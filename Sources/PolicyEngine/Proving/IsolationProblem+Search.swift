@@ -39,7 +39,7 @@ extension IsolationProblem {
         var texts: [String] = []
         for located in self.statements {
             for pattern in located.statement.resourcePatterns ?? [] {
-                let source = pattern.source
+                let source = pattern.rendered(in: self.fixed)
                 let start = self.bucketARN + "/" + self.template.prefix
                 if source.hasPrefix(start) { texts.append(String(source.dropFirst(start.count))) }
             }
@@ -76,10 +76,13 @@ extension IsolationProblem {
         let listingActions = self.representatives(self.actions.listing)
         for caller in ids {
             let context = self.sessionContext(caller)
+            let granted = self.grantedKeys(context)
             for owner in ids where owner != caller {
                 let folder = self.template.folder(for: owner)
                 for action in objectActions {
-                    for key in [folder + "f", folder, folder + "*"] {
+                    let own = self.template.folder(for: caller)
+                    let keys = [folder + "f", folder, folder + "*", own + "f", own] + granted
+                    for key in keys where key.hasPrefix(folder) {
                         let request = AuthorizationRequest.s3Object(
                             String(action.dropFirst(3)), bucket: self.prover.bucket, key: key, context: context)
                         if let found = self.confirmed(request, caller: caller, owner: owner, keys: [:]) { return found }
@@ -106,6 +109,32 @@ extension IsolationProblem {
             }
         }
         return nil
+    }
+
+    /// Keys the allow statements' resource patterns name for the caller, with each wildcard matching `f`.
+    func grantedKeys(_ context: RequestContext) -> [String] {
+        let start = Array((self.bucketARN + "/").utf8)
+        var keys: [String] = []
+        for located in self.statements where located.statement.effect == .allow && !located.statement.resourceNegated {
+            for pattern in located.statement.resourcePatterns ?? [] {
+                var bytes: [UInt8] = []
+                for (index, segment) in pattern.segments.enumerated() {
+                    if index > 0 { bytes.append(UInt8(ascii: ":")) }
+                    for token in pattern.pattern.tokens[segment] {
+                        switch token.kind {
+                        case .literal:
+                            bytes += pattern.pattern.bytes[Int(token.start)..<Int(token.start + token.count)]
+                        case .variable:
+                            bytes += context.resolve(pattern.pattern.variables[Int(token.start)]) ?? []
+                        case .anyCharacter, .anySequence:
+                            bytes.append(UInt8(ascii: "f"))
+                        }
+                    }
+                }
+                if bytes.starts(with: start) { keys.append(String(decoding: bytes.dropFirst(start.count), as: UTF8.self)) }
+            }
+        }
+        return keys
     }
 
     /// Prefixes that reveal the owner's keys (a prefix of the owner's folder, or one inside it), `nil`

@@ -49,7 +49,8 @@ extension PolicyLinter {
                 for value in condition.values { self.warnUnknownProviderKeys(in: value, path: keyPath) }
             }
             let base = condition.operator.base.positive
-            if base == .stringLike, !condition.values.contains(where: Self.hasWildcard) {
+            // Set operators are left alone: AWS documents ForAnyValue:StringLike for the Cognito amr key.
+            if base == .stringLike, condition.operator.qualifier == nil, !condition.values.contains(where: Self.hasWildcard) {
                 self.warn(
                     keyPath, "\(condition.operator.name) with no * or ? in any value compares for equality",
                     hint: "use \(condition.operator.isNegated ? "StringNotEquals" : "StringEquals") if that is meant")

@@ -38,5 +38,14 @@ let package = Package(
             path: "Benchmarks/PolicyBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "ProverBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "PolicyEngine", package: "swift-wif"),
+            ],
+            path: "Benchmarks/ProverBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

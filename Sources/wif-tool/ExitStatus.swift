@@ -8,6 +8,8 @@ import WIFTerminal
 enum ExitStatus: Int32 {
     case success = 0
     case failure = 1
+    /// `policy prove-isolation` could neither prove isolation nor find a counterexample.
+    case undecided = 2
     case auth = 3
     case denied = 4
     case notFound = 5

@@ -42,7 +42,7 @@ struct PolicyLinter {
         self.parser.offsets[path] ?? -1
     }
 
-    private mutating func warn(_ path: String, _ message: String, hint: String? = nil) {
+    mutating func warn(_ path: String, _ message: String, hint: String? = nil) {
         self.parser.warning(path, self.offset(path), message, hint: hint)
     }
 
@@ -56,7 +56,9 @@ struct PolicyLinter {
         self.checkSids()
         for (statement, path) in zip(self.statements, self.paths) {
             self.lint(statement, path: path)
+            self.lintWebIdentity(statement, path: path)
         }
+        self.lintListingBesidePerUserObjects()
     }
 
     private mutating func checkSids() {

@@ -1,0 +1,218 @@
+/// The proof steps: showing, for every id at once, that what a statement grants stays in the caller's
+/// folder, or that a deny statement removes everything outside it.
+extension IsolationProblem {
+    /// Decides, from which allow statements may grant outside the caller's folder, whether the policies
+    /// as IAM combines them may: a resource policy grants on its own (a grant naming the session is not
+    /// limited by session policies or a boundary), while what identity policies grant must also be allowed
+    /// by every session policy set and the boundary, so confining any one of those confines it.
+    /// - Parameter blocker: Why a statement may grant outside the folder, or `nil` if it cannot.
+    /// - Returns: The policies that confine the grants, or the first statement that stops the proof.
+    func combine(_ blocker: (Located) -> Blocker?) -> Result<String, Blocker> {
+        let resource = self.statements.lazy.filter { $0.slot.kind.base == .resource && $0.statement.effect == .allow }
+            .compactMap(blocker).first
+        let identity = self.statements.lazy.filter { $0.slot.kind.base == .identity && $0.statement.effect == .allow }
+            .compactMap(blocker).first
+        if let resource { return .failure(resource) }
+        guard let identity else { return .success("the identity and resource policies grant it only inside the caller's folder") }
+        if self.policies.hasSessionPolicy,
+           self.statements.lazy.filter({ $0.slot.kind.base == .session && $0.statement.effect == .allow }).compactMap(blocker).first == nil
+        {
+            return .success("the session policies allow it only inside the caller's folder")
+        }
+        if self.policies.hasBoundary,
+           self.statements.lazy.filter({ $0.slot.kind.base == .permissionsBoundary && $0.statement.effect == .allow })
+               .compactMap(blocker).first == nil
+        {
+            return .success("the permissions boundary allows it only inside the caller's folder")
+        }
+        return .failure(identity)
+    }
+
+    /// Deny statements in policies that name no principal (identity, session, boundary), which apply to
+    /// every request of the session.
+    var denies: [Located] {
+        self.statements.filter { $0.statement.effect == .deny && !$0.slot.namesPrincipals }
+    }
+
+    /// Proves an object action: every allowed request on an object in some folder is in the caller's own.
+    /// - Returns: Why the action is safe, `nil` if no statement grants it, or the statement that blocks.
+    func proveObjectAction(_ action: String) -> Result<String?, Blocker> {
+        let probe = self.actionProbe(action)
+        let grants = self.statements.filter { $0.statement.effect == .allow && $0.statement.actionApplies(probe) }
+        guard !grants.isEmpty else { return .success(nil) }
+        for deny in self.denies where deny.statement.actionApplies(probe) && self.denyCoversObjects(deny.statement) {
+            return .success("every object outside the caller's folder is denied by \(deny.reference)")
+        }
+        return self.combine { located in
+            located.statement.actionApplies(probe) ? self.objectBlocker(located) : nil
+        }.map { Optional($0) }
+    }
+
+    /// Why an allow statement may grant an object outside the caller's folder, or `nil` if it cannot.
+    func objectBlocker(_ located: Located) -> Blocker? {
+        let statement = located.statement
+        // Object requests carry no s3:prefix or s3:delimiter: a condition that needs one never holds.
+        for condition in statement.conditions where Self.listingKeys.contains(condition.key) {
+            if !condition.evaluate(RequestContext()) { return nil }
+        }
+        if statement.conditions.contains(where: self.neverHoldsForAnId) { return nil }
+        guard let patterns = statement.resourcePatterns else {
+            return Blocker(construct: located.reference, reason: "has no Resource, so it covers every object")
+        }
+        if statement.resourceNegated {
+            if patterns.contains(where: { self.prefix($0).coversEverythingFrom(self.objectTarget) }) { return nil }
+            return Blocker(
+                construct: "\(located.reference) NotResource",
+                reason: "an Allow with NotResource grants everything it does not list, including other users' folders")
+        }
+        for pattern in patterns {
+            let prefix = self.prefix(pattern)
+            switch prefix.relation(to: self.objectTarget) {
+            case .extendsTarget, .divergesBeforeId, .endsBeforeId:
+                continue
+            case .undetermined:
+                var reason = "resource '\(pattern.source)' is not confined to '\(self.bucketARN)/\(self.template)'"
+                if let variable = prefix.unknownVariable { reason += "; the value of \(variable) is unknown to the prover" }
+                return Blocker(construct: "\(located.reference) Resource '\(pattern.source)'", reason: reason)
+            }
+        }
+        return nil
+    }
+
+    /// Whether an unconditional deny removes every object in other users' folders.
+    func denyCoversObjects(_ statement: CompiledStatement) -> Bool {
+        guard statement.conditions.isEmpty, let patterns = statement.resourcePatterns else { return false }
+        if statement.resourceNegated {
+            return patterns.allSatisfy {
+                switch self.prefix($0).relation(to: self.objectTarget) {
+                case .extendsTarget, .divergesBeforeId, .endsBeforeId: return true
+                case .undetermined: return false
+                }
+            }
+        }
+        return patterns.contains { self.prefix($0).coversEverythingFrom(self.objectTarget) }
+    }
+
+    /// Whether a condition on the id key holds for no id of the alphabet: it compares the id, equal or
+    /// alike, only with fixed strings that are not ids (such as the empty string, or letters when ids are
+    /// digits).
+    func neverHoldsForAnId(_ condition: CompiledCondition) -> Bool {
+        guard condition.key == self.idContextKey, condition.op.qualifier == nil,
+              condition.op.base == .stringEquals || condition.op.base == .stringLike,
+              case .strings(let patterns) = condition.values
+        else { return false }
+        return patterns.allSatisfy { pattern in
+            let prefix = SymbolicPrefix(pattern, idKey: self.idContextKey, fixed: self.fixed)
+            guard prefix.isComplete, !prefix.items.contains(.id) else { return false }
+            let bytes = prefix.items.compactMap { item -> UInt8? in
+                if case .byte(let byte) = item { return byte }
+                return nil
+            }
+            return !self.prover.alphabet.admits(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
+    static let listingKeys: Set<ContextKey> = [.s3Prefix, .s3Delimiter, .s3MaxKeys]
+
+    func prefix(_ pattern: ARNPattern) -> SymbolicPrefix {
+        SymbolicPrefix(pattern, idKey: self.idContextKey, fixed: self.fixed)
+    }
+
+    // MARK: Listing
+
+    /// Proves a listing action: every allowed listing of the bucket has a prefix inside the caller's folder
+    /// (or one that no folder starts with).
+    func proveListingAction(_ action: String) -> Result<String?, Blocker> {
+        let probe = self.actionProbe(action)
+        let grants = self.statements.filter {
+            $0.statement.effect == .allow && $0.statement.actionApplies(probe) && self.mayApplyToBucket($0.statement)
+        }
+        guard !grants.isEmpty else { return .success(nil) }
+        for deny in self.denies where deny.statement.actionApplies(probe) && self.denyCoversListing(deny.statement) {
+            return .success("every prefix outside the caller's folder is denied by \(deny.reference)")
+        }
+        return self.combine { located in
+            let statement = located.statement
+            guard statement.actionApplies(probe), self.mayApplyToBucket(statement),
+                  !statement.conditions.contains(where: { self.confinesPrefix($0) || self.neverHoldsForAnId($0) })
+            else { return nil }
+            return Blocker(
+                construct: "\(located.reference) \(action)",
+                reason: "lists '\(self.bucketARN)' with no s3:prefix condition confined to '\(self.template)' "
+                    + "(a listing without a prefix, or with a shorter one, reveals other users' keys)")
+        }.map { Optional($0) }
+    }
+
+    /// Whether a condition holds only when `s3:prefix` is present and inside the caller's folder (or outside
+    /// every folder): a positive string operator whose every value starts with the folder.
+    func confinesPrefix(_ condition: CompiledCondition) -> Bool {
+        guard condition.key == .s3Prefix, !condition.op.isIfExists, condition.op.qualifier != .forAllValues,
+              condition.op.base == .stringEquals || condition.op.base == .stringLike,
+              case .strings(let patterns) = condition.values
+        else { return false }
+        return patterns.allSatisfy { self.prefixValueConfined($0) }
+    }
+
+    /// Whether every `s3:prefix` a value matches starts with the caller's folder or with no folder at all.
+    func prefixValueConfined(_ pattern: Pattern) -> Bool {
+        switch SymbolicPrefix(pattern, idKey: self.idContextKey, fixed: self.fixed).relation(to: self.prefixTarget) {
+        case .extendsTarget, .divergesBeforeId: return true
+        case .endsBeforeId, .undetermined: return false
+        }
+    }
+
+    /// Whether a deny removes every listing whose prefix is outside the caller's folder: it surely covers
+    /// the bucket and is unconditional, or its only conditions are negated string tests of `s3:prefix`
+    /// against values inside the folder.
+    func denyCoversListing(_ statement: CompiledStatement) -> Bool {
+        guard self.surelyAppliesToBucket(statement) else { return false }
+        return statement.conditions.allSatisfy { condition in
+            guard condition.key == .s3Prefix, condition.op.qualifier == nil,
+                  condition.op.base == .stringNotEquals || condition.op.base == .stringNotLike,
+                  case .strings(let patterns) = condition.values
+            else { return false }
+            return patterns.allSatisfy { self.prefixValueConfined($0) }
+        }
+    }
+
+    /// Whether a statement's resource element may match the bucket ARN for some id.
+    func mayApplyToBucket(_ statement: CompiledStatement) -> Bool {
+        guard let patterns = statement.resourcePatterns else { return true }
+        if statement.resourceNegated {
+            return !patterns.contains { self.surelyMatchesBucket($0) }
+        }
+        return patterns.contains { self.mayMatchBucket($0) }
+    }
+
+    func surelyAppliesToBucket(_ statement: CompiledStatement) -> Bool {
+        guard let patterns = statement.resourcePatterns else { return true }
+        if statement.resourceNegated {
+            return !patterns.contains { self.mayMatchBucket($0) }
+        }
+        return patterns.contains { self.surelyMatchesBucket($0) }
+    }
+
+    /// Whether the pattern has a variable that is neither the id nor a fixed key.
+    func hasUnknownVariable(_ pattern: ARNPattern) -> Bool {
+        pattern.variables.contains { $0.key != self.idContextKey && self.fixed.resolve($0) == nil }
+    }
+
+    func mayMatchBucket(_ pattern: ARNPattern) -> Bool {
+        if self.hasUnknownVariable(pattern) { return true }
+        if !pattern.variables.contains(where: { $0.key == self.idContextKey }) {
+            return pattern.matchesResource(AuthorizationRequest(action: "s3:ListBucket", resource: self.bucketARN, context: self.fixed))
+        }
+        let prefix = self.prefix(pattern)
+        let target = SymbolicPrefix.Item.bytes(self.bucketARN)
+        switch prefix.relation(to: target) {
+        case .divergesBeforeId, .endsBeforeId: return false
+        case .extendsTarget: return prefix.items.count == target.count
+        case .undetermined: return true
+        }
+    }
+
+    func surelyMatchesBucket(_ pattern: ARNPattern) -> Bool {
+        !pattern.variables.contains(where: { $0.key == self.idContextKey }) && !self.hasUnknownVariable(pattern)
+            && pattern.matchesResource(AuthorizationRequest(action: "s3:ListBucket", resource: self.bucketARN, context: self.fixed))
+    }
+}

@@ -1,0 +1,155 @@
+import ArgumentParser
+import Foundation
+import PolicyEngine
+
+extension WIFTool.Policy {
+    /// `wif-tool policy prove-isolation`: prove that no user reaches another user's folder, for every id.
+    struct ProveIsolation: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "prove-isolation",
+            abstract: "Prove that per-user folder policies keep every user out of every other user's folder.",
+            discussion: """
+                Decides, for every pair of distinct ids, whether one user's session may read, write, delete, \
+                tag, change the ACL of, or clean up multipart uploads of an object in the other's folder, or \
+                list the bucket (ListBucket, ListBucketVersions, ListBucketMultipartUploads, with any \
+                s3:prefix, present or absent, and any s3:delimiter) so as to reveal the other's keys. The \
+                folder of the user with id ID is the --template with {id} replaced by ID; the id is the value \
+                of the context key --id-key. Ids are any non-empty string unless --id-chars narrows them \
+                (a character class such as [0-9] or [^/]); the answer states the alphabet assumed.
+
+                The answer is 'proved' (with the actions covered and why each is safe), 'counterexample' \
+                (two ids, the request, and the statements that allow it: the request was replayed through \
+                the policy simulator), or 'undecided' naming the statement or construct the prover could \
+                not settle; it never claims a proof it did not make. --role NAME=FILE (repeatable; one \
+                role may have several files) proves each role's identity policies in turn, together with \
+                the shared --session-policy, --boundary and --resource-policy.
+
+                --json prints {"result": "proved"|"counterexample"|"undecided", ...details} (with --role, \
+                {"result", "roles": [{"role", "result", ...details}]}).
+
+                Exit status: 0 proved, 1 counterexample, \(ExitStatus.undecided.rawValue) undecided (for \
+                several roles: 1 if any has a counterexample, else \(ExitStatus.undecided.rawValue) if any is \
+                undecided), 64 for invalid policies or options, \(ExitStatus.io.rawValue) when a file \
+                cannot be read.
+                """
+        )
+
+        @OptionGroup var options: GlobalOptions
+
+        @Option(name: .customLong("policy"), help: "An identity policy file of the role; repeat for more.")
+        var policies: [String] = []
+
+        @Option(name: .customLong("session-policy"), help: "A session policy file; repeat for more.")
+        var sessionPolicies: [String] = []
+
+        @Option(name: .long, help: "A permissions boundary file.")
+        var boundary: String?
+
+        @Option(name: .long, help: "A resource policy file: the bucket policy.")
+        var resourcePolicy: String?
+
+        @Option(name: .long, help: "The bucket holding the folders.")
+        var bucket: String
+
+        @Option(name: .long, help: "Each user's folder, with {id} for the id, such as '{id}/' or 'private/{id}/'.")
+        var template: String
+
+        @Option(name: .long, help: "The context key that carries the id, such as graph.facebook.com:id.")
+        var idKey: String
+
+        @Option(name: .long, help: "The characters ids may contain, as a class such as [0-9] (default: any).")
+        var idChars: String?
+
+        @Option(name: .long, help: "A role's identity policy file, NAME=FILE; repeat for more roles or files.")
+        var role: [String] = []
+
+        func validate() throws {
+            if self.policies.isEmpty && self.role.isEmpty {
+                throw ValidationError("give the role's identity policies with --policy FILE or --role NAME=FILE")
+            }
+            if !self.policies.isEmpty && !self.role.isEmpty {
+                throw ValidationError("give --policy or --role, not both: --role NAME=FILE names each role's files")
+            }
+            for entry in self.role where Self.splitRole(entry) == nil {
+                throw ValidationError("--role must be NAME=FILE, not '\(entry)'")
+            }
+            if self.bucket.isEmpty { throw ValidationError("--bucket must name a bucket") }
+            do throws(PolicyEngineError) {
+                _ = try PartitionTemplate(self.template)
+                if let idChars { _ = try IdentifierAlphabet(idChars) }
+            } catch {
+                throw ValidationError(error.reason)
+            }
+            if self.idKey.isEmpty { throw ValidationError("--id-key must name a context key, such as graph.facebook.com:id") }
+        }
+
+        static func splitRole(_ entry: String) -> (name: String, file: String)? {
+            guard let equals = entry.firstIndex(of: "="), equals != entry.startIndex, entry.index(after: equals) != entry.endIndex
+            else { return nil }
+            return (String(entry[..<equals]), String(entry[entry.index(after: equals)...]))
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let template: PartitionTemplate
+                var alphabet = IdentifierAlphabet.any
+                do throws(PolicyEngineError) {
+                    template = try PartitionTemplate(self.template)
+                    if let idChars { alphabet = try IdentifierAlphabet(idChars) }
+                } catch {
+                    throw CommandFailure(status: .usage, message: error.reason)
+                }
+                var sessions: [PolicyEngine.Policy] = []
+                for file in self.sessionPolicies { sessions.append(try PolicyInputs.policy(file: file, kind: .session)) }
+                let boundary = try self.boundary.map { file throws(CommandFailure) in
+                    try PolicyInputs.policy(file: file, kind: .permissionsBoundary)
+                }
+                let resource = try self.resourcePolicy.map { file throws(CommandFailure) in
+                    try PolicyInputs.policy(file: file, kind: .resource)
+                }
+                var roles: [(name: String?, files: [String])] = []
+                if self.role.isEmpty {
+                    roles = [(nil, self.policies)]
+                } else {
+                    for entry in self.role.compactMap(Self.splitRole) {
+                        if let index = roles.firstIndex(where: { $0.name == entry.name }) {
+                            roles[index].files.append(entry.file)
+                        } else {
+                            roles.append((entry.name, [entry.file]))
+                        }
+                    }
+                }
+                let prover = PolicyProver(bucket: self.bucket, alphabet: alphabet)
+                var results: [(name: String?, result: IsolationResult)] = []
+                for role in roles {
+                    var identity: [PolicyEngine.Policy] = []
+                    for file in role.files { identity.append(try PolicyInputs.policy(file: file, kind: .identity)) }
+                    let result = prover.proveIsolation(
+                        identityPolicies: identity, resourcePolicy: resource, sessionPolicies: sessions,
+                        permissionsBoundary: boundary, template: template, idKey: self.idKey)
+                    results.append((role.name, result))
+                }
+                try self.report(results)
+                if results.contains(where: { $0.result.name == "counterexample" }) { throw ExitStatus.failure.exitCode }
+                if results.contains(where: { $0.result.name == "undecided" }) { throw ExitStatus.undecided.exitCode }
+            }
+        }
+
+        private func report(_ results: [(name: String?, result: IsolationResult)]) throws {
+            if self.options.json {
+                let reports = results.map { IsolationReport($0.result, role: $0.name) }
+                if reports.count == 1, results[0].name == nil {
+                    try printJSON(reports[0])
+                } else {
+                    let overall = results.contains { $0.result.name == "counterexample" } ? "counterexample"
+                        : results.contains { $0.result.name == "undecided" } ? "undecided" : "proved"
+                    try printJSON(RolesReport(result: overall, roles: reports))
+                }
+                return
+            }
+            for (name, result) in results {
+                printRaw(IsolationReport.text(result, role: name))
+            }
+        }
+    }
+}

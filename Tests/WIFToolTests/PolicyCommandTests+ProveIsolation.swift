@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+/// `wif-tool policy prove-isolation`, run as a user would.
+extension PolicyCommandTests {
+    static let repositoryPolicies = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("policies")
+
+    func prove(_ extra: [String], policy: String? = nil) throws -> ToolRunner.Result {
+        let path = try policy.map { try self.write("policy.json", $0) }
+            ?? Self.repositoryPolicies.appendingPathComponent("facebook/personal-store.json").path
+        return try self.run(
+            ["policy", "prove-isolation", "--policy", path, "--bucket", "wif-personal", "--template", "{id}/",
+             "--id-key", "graph.facebook.com:id"] + extra)
+    }
+
+    @Test func proveIsolationProvesTheShippedPolicyForNumericIds() throws {
+        let result = try self.prove(["--id-chars", "[0-9]"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let lines = self.lines(result.stdout)
+        #expect(lines.first == "proved: no user can reach another user's folder wif-personal/{id}/")
+        #expect(lines.contains("  ids: non-empty strings of [0-9], the value of graph.facebook.com:id"))
+    }
+
+    @Test func proveIsolationPrintsAConfirmedCounterexampleForIdsWithSlashes() throws {
+        let result = try self.prove(["--json"])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let json = try self.json(result.stdout)
+        #expect(json["result"] as? String == "counterexample")
+        #expect(json["alphabet"] as? String == "any non-empty string")
+        let caller = try #require(json["callerId"] as? String)
+        let owner = try #require(json["ownerId"] as? String)
+        #expect(caller != owner)
+        #expect(owner.hasPrefix(caller + "/") || caller.hasPrefix(owner + "/"))
+        #expect((json["allowedBy"] as? [String])?.isEmpty == false)
+    }
+
+    @Test func proveIsolationFindsAnUnconditionedListing() throws {
+        let policy = """
+            {"Version": "2012-10-17", "Statement": {"Effect": "Allow", "Action": "s3:ListBucket",
+             "Resource": "arn:aws:s3:::wif-personal"}}
+            """
+        let result = try self.prove(["--id-chars", "[0-9]"], policy: policy)
+        #expect(result.status == 1)
+        #expect(result.stdout.hasPrefix("counterexample: user '"))
+        #expect(result.stdout.contains("may s3:ListBucket arn:aws:s3:::wif-personal"))
+    }
+
+    @Test func proveIsolationIsUndecidedWithItsOwnExitCode() throws {
+        let policy = """
+            {"Version": "2012-10-17", "Statement": {"Effect": "Allow", "Action": "s3:GetObject",
+             "Resource": "arn:aws:s3:::wif-personal/${aws:userid}/*"}}
+            """
+        let result = try self.prove(["--id-chars", "[0-9]", "--json"], policy: policy)
+        #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+        let json = try self.json(result.stdout)
+        #expect(json["result"] as? String == "undecided")
+        #expect((json["construct"] as? String)?.contains("${aws:userid}") == true)
+    }
+
+    @Test func proveIsolationChecksEachRole() throws {
+        let facebook = Self.repositoryPolicies.appendingPathComponent("facebook/personal-store.json").path
+        let open = try self.write("open.json", """
+            {"Version": "2012-10-17", "Statement": {"Effect": "Allow", "Action": "s3:GetObject",
+             "Resource": "arn:aws:s3:::wif-personal/*"}}
+            """)
+        let result = try self.run(
+            ["policy", "prove-isolation", "--role", "users=\(facebook)", "--role", "guests=\(open)",
+             "--bucket", "wif-personal", "--template", "{id}/", "--id-key", "graph.facebook.com:id",
+             "--id-chars", "[0-9]", "--json"])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let json = try self.json(result.stdout)
+        #expect(json["result"] as? String == "counterexample")
+        let roles = try #require(json["roles"] as? [[String: Any]])
+        #expect(roles.map { $0["role"] as? String } == ["users", "guests"])
+        #expect(roles.map { $0["result"] as? String } == ["proved", "counterexample"])
+    }
+
+    @Test func proveIsolationRejectsBadOptions() throws {
+        #expect(try self.prove(["--id-chars", "0-9"]).status == 64)
+        let noId = try self.run(
+            ["policy", "prove-isolation", "--policy", "x.json", "--bucket", "b", "--template", "users/",
+             "--id-key", "k"])
+        #expect(noId.status == 64)
+        #expect(noId.stderr.contains("{id}"))
+    }
+}

@@ -153,7 +153,7 @@ import FoundationNetworking
 
     static let refusals: [Refusal] = [
         Refusal(arguments: ["token", "--provider", "nope", "--user", "a"], status: 64,
-                message: "error: unknown provider 'nope'; the configuration has facebook, amazon, google, cognito, oidc"),
+                message: "error: unknown provider 'nope'; the configuration has facebook, amazon, google, cognito, oidc, cognito-idp"),
         Refusal(arguments: ["token", "--provider", "google", "--user", "a", "--ttl", "0"], status: 64, message: "--ttl must be 1 to 86400 seconds, not 0"),
         Refusal(arguments: ["token", "--provider", "google", "--user", "a/b"], status: 64, message: "--user must not contain '/' or control characters"),
         Refusal(arguments: ["token", "--provider", "google"], status: 64, message: "--user"),

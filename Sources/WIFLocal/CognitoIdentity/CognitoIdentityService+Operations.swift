@@ -15,7 +15,7 @@ extension CognitoIdentityService {
             guard pool.allowUnauthenticatedIdentities else {
                 throw AWSErrorResponse("NotAuthorizedException", "Unauthenticated access is not supported for this identity pool.")
             }
-            identity = self.registry.newGuest(poolId: pool.id, now: self.now)
+            identity = try self.registry.newGuest(poolId: pool.id, now: self.now)
         } else {
             identity = try self.registry.resolve(poolId: pool.id, logins: logins.map(\.login), now: self.now)
         }

@@ -37,11 +37,16 @@ final class IdentityRegistry: Sendable {
     /// The file under `keys/` of the key that derives identity ids.
     static let keyFileName = "identity-pool.key"
 
+    /// The most identities kept, so callers that create guests in a loop cannot exhaust the stack's memory.
+    static let defaultMaximumIdentities = 100_000
+
     private let key: SymmetricKey
+    private let maximumIdentities: Int
     private let state = Mutex(State())
 
-    init(key: SymmetricKey) {
+    init(key: SymmetricKey, maximumIdentities: Int = IdentityRegistry.defaultMaximumIdentities) {
         self.key = key
+        self.maximumIdentities = maximumIdentities
     }
 
     /// An identity by id.
@@ -50,11 +55,13 @@ final class IdentityRegistry: Sendable {
     }
 
     /// A new guest identity in a pool.
-    func newGuest(poolId: String, now: Int64) -> Identity {
+    /// - Throws: `LimitExceededException` when the registry is full.
+    func newGuest(poolId: String, now: Int64) throws(AWSErrorResponse) -> Identity {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let identity = Identity(id: Self.identityId(poolId: poolId, bytes: bytes), poolId: poolId, logins: [:], created: now, modified: now)
-        self.state.withLock { state in
+        try self.state.withLock { state throws(AWSErrorResponse) in
+            guard state.identities.count < self.maximumIdentities else { throw self.full }
             state.identities[identity.id] = identity
             state.byPool[poolId, default: []].append(identity.id)
         }
@@ -63,15 +70,17 @@ final class IdentityRegistry: Sendable {
 
     /// The identity of a set of logins (`GetId`): the one they are linked to, with every login linked;
     /// a new one when none is.
-    /// - Throws: `ResourceConflictException` when the logins are linked to different identities.
+    /// - Throws: `ResourceConflictException` when the logins are linked to different identities,
+    ///   `LimitExceededException` when a new identity is needed and the registry is full.
     func resolve(poolId: String, logins: [Login], now: Int64) throws(AWSErrorResponse) -> Identity {
-        guard let first = logins.first else { return self.newGuest(poolId: poolId, now: now) }
+        guard let first = logins.first else { return try self.newGuest(poolId: poolId, now: now) }
         let derived = Self.identityId(poolId: poolId, bytes: self.derivedBytes(poolId: poolId, login: first))
         return try self.state.withLock { state throws(AWSErrorResponse) -> Identity in
             let linked = Set(logins.compactMap { state.linked[Self.linkKey(poolId, $0)] })
             guard linked.count <= 1 else { throw Self.conflict }
             let id = linked.first ?? derived
             if state.identities[id] == nil {
+                guard state.identities.count < self.maximumIdentities else { throw self.full }
                 state.identities[id] = Identity(id: id, poolId: poolId, logins: [:], created: now, modified: now)
                 state.byPool[poolId, default: []].append(id)
             }
@@ -106,6 +115,10 @@ final class IdentityRegistry: Sendable {
     }
 
     private static let conflict = AWSErrorResponse("ResourceConflictException", "The provided login is already linked to another identity.")
+
+    private var full: AWSErrorResponse {
+        AWSErrorResponse("LimitExceededException", "The stack keeps at most \(self.maximumIdentities) identities; restart it to forget guest identities.")
+    }
 
     private static func link(_ logins: [Login], to id: String, in state: inout State, now: Int64) {
         guard var identity = state.identities[id] else { return }

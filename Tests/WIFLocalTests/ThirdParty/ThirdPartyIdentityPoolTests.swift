@@ -3,8 +3,8 @@ import Testing
 @testable import WIFLocal
 import WIFTestSupport
 
-/// boto3's `cognito-identity` client against the local stack's identity pool: the enhanced and basic
-/// flows, guest and signed in, as an app using AWS's SDK would drive AWS.
+/// boto3's and the aws CLI's `cognito-identity` clients against the local stack's identity pool: the
+/// enhanced and basic flows, guest and signed in, as an app using AWS's SDK would drive AWS.
 @Suite("Third-party identity pool clients against the local stack", .serialized)
 struct ThirdPartyIdentityPoolTests {
     @Test(
@@ -35,6 +35,41 @@ struct ThirdPartyIdentityPoolTests {
             #expect(seen["basicPutPrivate"] as? String == "OK")
             #expect(seen["unknownPool"] as? String == "ResourceNotFoundException")
             #expect(seen["badToken"] as? String == "NotAuthorizedException")
+        }
+    }
+
+    @Test(
+        "aws CLI: a signed-in user writes public/ and their private/ folder; a guest reads public/ and is refused writes",
+        .enabled(if: ThirdPartyClientTests.awsAvailable, "the aws CLI is not installed (pip install awscli); WIF_REQUIRE_PEERS=1 fails instead")
+    )
+    func awsCLI() async throws {
+        let directory = TemporaryFolder.url("wif-third-party-pool-cli").path
+        let work = TemporaryFolder.url("wif-aws-cli-pool")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer {
+            try? FileManager.default.removeItem(atPath: directory)
+            try? FileManager.default.removeItem(at: work)
+        }
+        try await LocalStack.run(.default(dataDirectory: directory)) { endpoint in
+            let token = try endpoint.developmentToken(provider: "google", user: "alice").token
+            let output = try await ThirdPartyProcess.run(
+                ["bash", ThirdPartyClientTests.scripts.appendingPathComponent("aws_cli_identity_pool.sh").path],
+                environment: ["WIF_ENDPOINT": endpoint.url, "WIF_POOL": IdentityPoolDefinition.defaultPoolId, "WIF_TOKEN": token, "WIF_WORK": work.path])
+            var seen: [String: String] = [:]
+            for line in output.split(separator: "\n") {
+                guard let equals = line.firstIndex(of: "=") else { continue }
+                seen[String(line[..<equals])] = String(line[line.index(after: equals)...])
+            }
+            let user = try #require(seen["userId"], "\(output)")
+            #expect(user.hasPrefix("us-east-1:"))
+            #expect(seen["guestId"] != user)
+            #expect(seen["userCredentials"] == "ok")
+            #expect(seen["userPutPublic"] == "ok")
+            #expect(seen["userPutPrivate"] == "ok")
+            #expect(seen["guestCredentials"] == "ok")
+            #expect(seen["guestGetPublic"] == "equal")
+            #expect(seen["guestPutPublic"] == "AccessDenied")
+            #expect(seen["userWithoutLogins"] == "NotAuthorizedException")
         }
     }
 }

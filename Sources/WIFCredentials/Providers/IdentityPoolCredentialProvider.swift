@@ -251,3 +251,15 @@ actor IdentityPoolSession {
         self.logins[key] = source
     }
 }
+
+extension IdentityPoolConfiguration: CustomStringConvertible {
+    /// The pool, the logins' keys and the flow; never a token.
+    public var description: String {
+        let flow: String
+        switch self.flow {
+        case .enhanced(let customRoleArn): flow = "enhanced" + (customRoleArn.map { "(customRoleArn: \($0))" } ?? "")
+        case .basic(let roleArn, _): flow = "basic(roleArn: \(roleArn))"
+        }
+        return "IdentityPoolConfiguration(identityPoolId: \(self.identityPoolId), logins: [\(self.logins.keys.sorted().joined(separator: ", "))], flow: \(flow))"
+    }
+}

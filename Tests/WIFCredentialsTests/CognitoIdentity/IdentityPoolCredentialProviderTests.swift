@@ -77,5 +77,9 @@ import WIFTestSupport
         let provider = try IdentityPoolCredentialProvider(
             configuration: .init(identityPoolId: Self.pool), transport: transport, timeSource: TestClock.sts().timeSource)
         #expect(provider.description == "IdentityPoolCredentialProvider(identityPoolId: \(Self.pool))")
+        let configuration = IdentityPoolConfiguration(
+            identityPoolId: Self.pool, logins: ["accounts.google.com": STSTestTokenSource("secret-token")], flow: .basic(roleArn: "arn:aws:iam::1:role/r"))
+        #expect(configuration.description == "IdentityPoolConfiguration(identityPoolId: \(Self.pool), logins: [accounts.google.com], flow: basic(roleArn: arn:aws:iam::1:role/r))")
+        #expect(!String(describing: configuration).contains("secret-token"))
     }
 }

@@ -10,7 +10,7 @@ extension WIFTool.Local {
             abstract: "Run the local stack in the foreground until SIGINT or SIGTERM.",
             discussion: """
                 Prints one line when the stack is ready: its endpoint, such as http://127.0.0.1:4566, to use as \
-                AWS_ENDPOINT_URL (with --json, an object with endpoint, issuer and dataDirectory). Stops \
+                AWS_ENDPOINT_URL (with --json, an object with endpoint, issuer, dataDirectory and identityPools, each with its id, name and roles). Stops \
                 gracefully on SIGINT (Ctrl-C) or SIGTERM and exits 0. --verbose logs one line per request to \
                 standard error. Exit status \(ExitStatus.usage.rawValue) for an invalid configuration, \
                 \(ExitStatus.io.rawValue) when the configuration file or data directory cannot be used, \
@@ -40,6 +40,33 @@ extension WIFTool.Local {
             var endpoint: String
             var issuer: String
             var dataDirectory: String
+            var identityPools: [Pool]
+        }
+
+        /// An identity pool as `--json` lists it: its id, name, whether guests are let in, and its roles.
+        struct Pool: Encodable {
+            var id: String
+            var name: String
+            var allowUnauthenticatedIdentities: Bool
+            var allowClassicFlow: Bool
+            var authenticatedRole: String?
+            var unauthenticatedRole: String?
+            /// The roles a rule of a role mapping may choose.
+            var ruleRoles: [String]
+
+            init(_ pool: IdentityPoolDefinition) {
+                self.id = pool.id
+                self.name = pool.name
+                self.allowUnauthenticatedIdentities = pool.allowUnauthenticatedIdentities
+                self.allowClassicFlow = pool.allowClassicFlow
+                self.authenticatedRole = pool.roles.authenticated
+                self.unauthenticatedRole = pool.roles.unauthenticated
+                var roles: [String] = []
+                for mapping in pool.roleMappings.sorted(by: { $0.key < $1.key }).map(\.value) {
+                    for rule in mapping.rules where !roles.contains(rule.roleArn) { roles.append(rule.roleArn) }
+                }
+                self.ruleRoles = roles
+            }
         }
 
         func run() async throws {
@@ -63,7 +90,9 @@ extension WIFTool.Local {
                 do {
                     try await LocalStack.serve(configuration, logger: self.options.makeLogger()) { endpoint in
                         if json {
-                            let ready = Ready(endpoint: endpoint.url, issuer: endpoint.issuer, dataDirectory: endpoint.configuration.dataDirectory)
+                            let ready = Ready(
+                                endpoint: endpoint.url, issuer: endpoint.issuer, dataDirectory: endpoint.configuration.dataDirectory,
+                                identityPools: endpoint.configuration.identityPools.map(Pool.init))
                             let encoder = JSONEncoder()
                             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                             let line = (try? encoder.encode(ready)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"

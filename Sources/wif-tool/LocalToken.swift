@@ -33,6 +33,9 @@ extension WIFTool.Local {
         @Option(name: .long, help: "The token's lifetime in seconds, 1 to \(LocalFederation.maximumTokenLifetime) (default 3600).")
         var ttl: Int = 3600
 
+        @Option(name: .customLong("group"), help: "A group for the cognito:groups claim of a Cognito user pool profile's token (cognito-idp); repeat for more.")
+        var groups: [String] = []
+
         @Option(name: .customLong("tag"), help: "A session tag KEY=VALUE for the token's https://aws.amazon.com/tags claim; repeat for more.")
         var tags: [String] = []
 
@@ -58,6 +61,10 @@ extension WIFTool.Local {
             }
             if let audience, audience.isEmpty {
                 throw ValidationError("--audience must not be empty")
+            }
+            for group in self.groups where !(1...128).contains(group.count) || group.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                // Cognito's bounds for group names.
+                throw ValidationError("--group must be 1 to 128 characters without control characters, not '\(group)'")
             }
             for tag in self.tags {
                 // STS's bounds for session tags: keys of 1 to 128 characters, values of at most 256.
@@ -88,6 +95,9 @@ extension WIFTool.Local {
                     let names = configuration.providers.map(\.name).joined(separator: ", ")
                     throw CommandFailure(status: .usage, message: "unknown provider '\(self.provider)'; the configuration has \(names)")
                 }
+                if !self.groups.isEmpty, !profile.isCognitoUserPool {
+                    throw CommandFailure(status: .usage, message: "--group needs a Cognito user pool profile such as cognito-idp, not \(self.provider)")
+                }
                 if !self.tags.isEmpty, let providerId = profile.providerId {
                     throw CommandFailure(
                         status: .usage, message: "--tag needs an ID-token provider; \(self.provider) tokens are \(providerId) access tokens, which carry no claims")
@@ -102,7 +112,8 @@ extension WIFTool.Local {
                 do throws(LocalStackError) {
                     federation = try LocalFederation(configuration: configuration, logger: self.options.makeLogger())
                     issued = try federation.developmentToken(
-                        provider: self.provider, user: self.user, audience: self.audience, ttl: self.ttl, principalTags: self.principalTags)
+                        provider: self.provider, user: self.user, audience: self.audience, ttl: self.ttl, principalTags: self.principalTags,
+                        groups: self.groups)
                 } catch {
                     // The arguments were checked in validate(): what is left is the data directory and its keys.
                     throw CommandFailure(status: .io, message: error.message)

@@ -70,6 +70,11 @@ import FoundationNetworking
         #expect(object["issuer"] as? String == "https://wif.localhost")
         #expect(object["dataDirectory"] as? String == home.appendingPathComponent("wif/local").path)
         #expect(try await Self.get(endpoint + "/.well-known/jwks.json").status == 200)
+        let pools = try #require(object["identityPools"] as? [[String: Any]])
+        #expect(pools.map { $0["id"] as? String } == ["us-east-1:00000000-0000-4000-8000-000000000001"])
+        #expect(pools.first?["authenticatedRole"] as? String == "arn:aws:iam::000000000000:role/identity-pool-authenticated")
+        #expect(pools.first?["unauthenticatedRole"] as? String == "arn:aws:iam::000000000000:role/identity-pool-unauthenticated")
+        #expect(pools.first?["ruleRoles"] as? [String] == ["arn:aws:iam::000000000000:role/identity-pool-admin"])
         let result = try await server.stop(signal: SIGTERM)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("wif/local/keys").path))
@@ -116,6 +121,20 @@ import FoundationNetworking
         #expect(fb["providerId"] as? String == "graph.facebook.com")
         #expect(fb["prefix"] as? String == "facebook/1001/")
 
+        // A user pool's ID token carries Cognito's claims and the groups given.
+        let carol = try ToolRunner.run(
+            ["local", "token", "--provider", "cognito-idp", "--user", "carol", "--group", "admin", "--group", "staff"], environment: environment)
+        #expect(carol.status == 0, "\(carol.stderr)")
+        let payload = try #require(carol.stdout.split(separator: ".").dropFirst().first)
+        var base64 = payload.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        let payloadData = try #require(Data(base64Encoded: base64))
+        let claims = try #require(try JSONSerialization.jsonObject(with: payloadData) as? [String: Any])
+        #expect(claims["iss"] as? String == "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_wiflocal")
+        #expect(claims["cognito:groups"] as? [String] == ["admin", "staff"])
+        #expect(claims["cognito:username"] as? String == "carol")
+        #expect(claims["token_use"] as? String == "id")
+
         let plain = try ToolRunner.run(["local", "token", "--provider", "oidc", "--user", "bob"], environment: environment)
         #expect(plain.status == 0)
         let lines = plain.stdout.split(separator: "\n")
@@ -153,7 +172,11 @@ import FoundationNetworking
 
     static let refusals: [Refusal] = [
         Refusal(arguments: ["token", "--provider", "nope", "--user", "a"], status: 64,
-                message: "error: unknown provider 'nope'; the configuration has facebook, amazon, google, cognito, oidc"),
+                message: "error: unknown provider 'nope'; the configuration has facebook, amazon, google, cognito, oidc, cognito-idp"),
+        Refusal(arguments: ["token", "--provider", "google", "--user", "a", "--group", "admin"], status: 64,
+                message: "error: --group needs a Cognito user pool profile such as cognito-idp, not google"),
+        Refusal(arguments: ["token", "--provider", "cognito-idp", "--user", "a", "--group", ""], status: 64,
+                message: "--group must be 1 to 128 characters"),
         Refusal(arguments: ["token", "--provider", "google", "--user", "a", "--ttl", "0"], status: 64, message: "--ttl must be 1 to 86400 seconds, not 0"),
         Refusal(arguments: ["token", "--provider", "google", "--user", "a/b"], status: 64, message: "--user must not contain '/' or control characters"),
         Refusal(arguments: ["token", "--provider", "google"], status: 64, message: "--user"),

@@ -18,7 +18,7 @@ struct ConfigurationFileReader {
     private static let topLevelKeys = [
         "defaults", "host", "port", "issuer", "accountId", "region", "allowedClockSkew", "tokenLeeway",
         "adminCredentials", "providers", "externalIssuers", "buckets", "roles", "oauth", "oauthClients",
-        "connections",
+        "connections", "identityPools",
     ]
 
     /// The configuration and how to name its elements in messages, or `nil` when the file's shape is wrong.
@@ -45,9 +45,12 @@ struct ConfigurationFileReader {
 
         // Providers first: the default roles are built from them.
         var providers: [ProviderProfile] = useDefaults
-            ? ProviderProfile.Kind.allCases.map { ProviderProfile.development($0, issuer: configuration.issuer) } : []
+            ? ProviderProfile.Kind.allCases.map { ProviderProfile.development($0, issuer: configuration.issuer) }
+                + [ProviderProfile.cognitoUserPool()] : []
         labels.providers = providers.map { "the default provider '\($0.name)'" }
-        let defaultProviderCount = providers.count
+        // The personal-store roles are for the profiles of each kind; the user pool profile signs in through
+        // the identity pool.
+        let defaultProviderCount = useDefaults ? ProviderProfile.Kind.allCases.count : 0
         for (path, entry) in self.entries(member("providers"), path: "providers") {
             self.mergeProvider(entry, path: path, into: &providers, labels: &labels.providers)
         }
@@ -64,6 +67,9 @@ struct ConfigurationFileReader {
             RoleDefinition.personalStore(
                 for: $0, bucket: LocalConfiguration.defaultBucket, accountId: configuration.accountId, issuer: configuration.issuer)
         }
+        if useDefaults {
+            roles += RoleDefinition.identityPoolRoles(poolId: IdentityPoolDefinition.defaultPoolId, bucket: LocalConfiguration.defaultBucket)
+        }
         labels.roles = roles.map { "the default role '\($0.name)'" }
         for (path, entry) in self.entries(member("roles"), path: "roles") {
             self.mergeRole(entry, path: path, into: &roles, labels: &labels.roles)
@@ -76,6 +82,19 @@ struct ConfigurationFileReader {
                 labels.externalIssuers.append(path)
             }
         }
+        var pools = useDefaults ? [IdentityPoolDefinition.development(accountId: configuration.accountId, providers: providers)] : []
+        labels.identityPools = pools.map { "the default identity pool '\($0.id)'" }
+        for (path, entry) in self.entries(member("identityPools"), path: "identityPools") {
+            guard let pool = self.identityPool(entry, path: path) else { continue }
+            if let existing = pools.firstIndex(where: { $0.id == pool.id }) {
+                pools[existing] = pool
+                labels.identityPools[existing] = path
+            } else {
+                pools.append(pool)
+                labels.identityPools.append(path)
+            }
+        }
+        configuration.identityPools = pools
         self.readOAuth(member("oauth"), clients: member("oauthClients"), useDefaults: useDefaults, into: &configuration, labels: &labels)
         return (configuration, labels)
     }

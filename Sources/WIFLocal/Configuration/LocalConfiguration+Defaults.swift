@@ -6,15 +6,19 @@ extension LocalConfiguration {
     /// The stack that works with no configuration file: the bucket `wif-personal`, the five provider
     /// profiles, and a role `personal-store-<profile>` for each whose trust policy is the provider's
     /// `policies/<provider>/trust.json` and whose permissions are `policies/local/<profile>.json`, and the
-    /// public OAuth client `wif-local` (``OAuthClient/development(clientId:)``).
+    /// public OAuth client `wif-local` (``OAuthClient/development(clientId:)``); the Cognito user pool
+    /// profile `cognito-idp` and the identity pool ``IdentityPoolDefinition/defaultPoolId`` with its three
+    /// roles (``IdentityPoolDefinition/development(accountId:providers:)``).
     /// - Parameter dataDirectory: Where the stack keeps its state.
     /// - Returns: The configuration.
     public static func `default`(dataDirectory: String) -> LocalConfiguration {
         let issuer = LocalConfiguration.defaultIssuer
-        let providers = ProviderProfile.Kind.allCases.map { ProviderProfile.development($0, issuer: issuer) }
+        let kindProfiles = ProviderProfile.Kind.allCases.map { ProviderProfile.development($0, issuer: issuer) }
+        let providers = kindProfiles + [ProviderProfile.cognitoUserPool()]
         let account = LocalConfiguration.defaultAccountId
         let bucket = LocalConfiguration.defaultBucket
-        let roles = providers.map { RoleDefinition.personalStore(for: $0, bucket: bucket, accountId: account, issuer: issuer) }
+        let roles = kindProfiles.map { RoleDefinition.personalStore(for: $0, bucket: bucket, accountId: account, issuer: issuer) }
+            + RoleDefinition.identityPoolRoles(poolId: IdentityPoolDefinition.defaultPoolId, bucket: bucket)
         return LocalConfiguration(
             dataDirectory: dataDirectory,
             issuer: issuer,
@@ -22,7 +26,8 @@ extension LocalConfiguration {
             providers: providers,
             roles: roles,
             buckets: [BucketDefinition(name: bucket)],
-            oauthClients: [.development()]
+            oauthClients: [.development()],
+            identityPools: [.development(accountId: account, providers: providers)]
         )
     }
 }

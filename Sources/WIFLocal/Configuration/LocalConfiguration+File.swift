@@ -121,6 +121,7 @@ extension LocalConfiguration {
         }))
         fields += self.oauthFileFields()
         fields.append(self.connectionsFileField())
+        fields.append(self.identityPoolsFileField())
         out += fields.map { "  " + $0 }.joined(separator: ",\n")
         return out + "\n}\n"
     }

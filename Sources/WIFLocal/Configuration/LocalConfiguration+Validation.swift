@@ -34,6 +34,7 @@ extension LocalConfiguration {
         self.checkRoles(labels: labels, checkingPolicies: checkingPolicies, into: &problems)
         self.checkOAuth(labels: labels, into: &problems)
         self.checkConnections(into: &problems)
+        self.checkIdentityPools(labels: labels, into: &problems)
         return problems
     }
 
@@ -268,6 +269,7 @@ struct ConfigurationLabels: Sendable {
     var roles: [String]
     var buckets: [String]
     var oauthClients: [String] = []
+    var identityPools: [String] = []
 
     init(_ configuration: LocalConfiguration) {
         self.providers = configuration.providers.indices.map { "providers[\($0)]" }
@@ -275,6 +277,7 @@ struct ConfigurationLabels: Sendable {
         self.roles = configuration.roles.indices.map { "roles[\($0)]" }
         self.buckets = configuration.buckets.indices.map { "buckets[\($0)]" }
         self.oauthClients = configuration.oauthClients.indices.map { "oauthClients[\($0)]" }
+        self.identityPools = configuration.identityPools.indices.map { "identityPools[\($0)]" }
     }
 
     init(providers: [String], externalIssuers: [String], roles: [String], buckets: [String]) {
@@ -289,6 +292,7 @@ struct ConfigurationLabels: Sendable {
     func role(_ index: Int) -> String { Self.label(self.roles, index, "roles") }
     func bucket(_ index: Int) -> String { Self.label(self.buckets, index, "buckets") }
     func oauthClient(_ index: Int) -> String { Self.label(self.oauthClients, index, "oauthClients") }
+    func identityPool(_ index: Int) -> String { Self.label(self.identityPools, index, "identityPools") }
 
     private static func label(_ labels: [String], _ index: Int, _ array: String) -> String {
         labels.indices.contains(index) ? labels[index] : "\(array)[\(index)]"

@@ -6,7 +6,8 @@ import Foundation
 /// ``LocalConfiguration/default(dataDirectory:)`` is a complete stack: the bucket `wif-personal` and, for
 /// each provider profile (`facebook`, `amazon`, `google`, `cognito`, `oidc`), a role
 /// `arn:aws:iam::000000000000:role/personal-store-<profile>` that keeps each user under
-/// `<profile>/<user id>/`.
+/// `<profile>/<user id>/`; and the identity pool ``IdentityPoolDefinition/defaultPoolId``, whose users
+/// (including those of the Cognito user pool profile `cognito-idp`) get Amplify's storage layout.
 public struct LocalConfiguration: Sendable {
     /// The address to listen on; loopback by default.
     public var host: String
@@ -41,6 +42,8 @@ public struct LocalConfiguration: Sendable {
     public var oauth: OAuth
     /// Limits on HTTP connections: the idle time-out and the most at once.
     public var connections: Connections
+    /// The identity pools served through the Cognito Identity API.
+    public var identityPools: [IdentityPoolDefinition]
 
     /// Creates a configuration with every field given.
     public init(
@@ -59,7 +62,8 @@ public struct LocalConfiguration: Sendable {
         tokenLeeway: Int = 60,
         oauthClients: [OAuthClient] = [],
         oauth: OAuth = OAuth(),
-        connections: Connections = Connections()
+        connections: Connections = Connections(),
+        identityPools: [IdentityPoolDefinition] = []
     ) {
         self.host = host
         self.port = port
@@ -77,6 +81,7 @@ public struct LocalConfiguration: Sendable {
         self.oauthClients = oauthClients
         self.oauth = oauth
         self.connections = connections
+        self.identityPools = identityPools
     }
 
     /// The development issuer's default `iss`.
@@ -96,6 +101,11 @@ public struct LocalConfiguration: Sendable {
     /// The provider profile with the given name.
     public func provider(named name: String) -> ProviderProfile? {
         self.providers.first { $0.name == name }
+    }
+
+    /// The identity pool with the given id.
+    public func identityPool(id: String) -> IdentityPoolDefinition? {
+        self.identityPools.first { $0.id == id }
     }
 
     /// The role with the given ARN.

@@ -48,12 +48,16 @@ struct DevelopmentTokenIssuer: Sendable {
     ///   - principalTags: Session tags for the `https://aws.amazon.com/tags` claim of an ID token; none by
     ///     default, since AWS then requires `sts:TagSession` in the role's trust policy.
     ///   - sourceIdentity: The `https://aws.amazon.com/source_identity` claim of an ID token.
+    ///   - groups: The `cognito:groups` claim of a Cognito user pool profile's token.
     /// - Returns: The token.
     /// - Throws: ``LocalStackError`` naming the bad argument, or when signing fails.
     func issue(
         profile: ProviderProfile, user: String, audience: String? = nil, ttl: Int, now: Date,
-        principalTags: [String: [String]] = [:], sourceIdentity: String? = nil
+        principalTags: [String: [String]] = [:], sourceIdentity: String? = nil, groups: [String] = []
     ) throws(LocalStackError) -> String {
+        guard groups.isEmpty || profile.isCognitoUserPool else {
+            throw LocalStackError("groups are carried by the tokens of a Cognito user pool profile, not by '\(profile.name)'")
+        }
         guard !user.isEmpty, user.utf8.count <= 255 else {
             throw LocalStackError("the user id must be 1 to 255 bytes long, not \(user.utf8.count)")
         }
@@ -96,6 +100,11 @@ struct DevelopmentTokenIssuer: Sendable {
             claims.add("iss", issuer)
             claims.add("sub", user)
             claims.add("aud", clientId)
+            if profile.isCognitoUserPool {
+                claims.add("token_use", "id")
+                claims.add("cognito:username", user)
+                if !groups.isEmpty { claims.addRaw("cognito:groups", "[\(groups.map(JSONWriter.quoted).joined(separator: ","))]") }
+            }
         }
         claims.addRaw("iat", String(issuedAt))
         claims.addRaw("exp", String(expiresAt))
@@ -106,6 +115,20 @@ struct DevelopmentTokenIssuer: Sendable {
             claims.addRaw(TokenVerifier.tagsClaim, #"{"principal_tags":{\#(tags.joined(separator: ","))}}"#)
         }
         if let sourceIdentity { claims.add(TokenVerifier.sourceIdentityClaim, sourceIdentity) }
+        return try self.signingKey.signToken(signingInput: self.header + "." + IdentityEncoding.base64URL(Array(claims.json.utf8)))
+    }
+
+    /// Issues the OpenID token of an identity pool identity, as `GetOpenIdToken` does: `iss`
+    /// `https://cognito-identity.amazonaws.com`, `sub` the identity id, `aud` the pool id, `amr`.
+    func issueIdentityPoolToken(identityId: String, poolId: String, amr: [String], ttl: Int, now: Date) throws(LocalStackError) -> String {
+        let issuedAt = Int64(now.timeIntervalSince1970.rounded(.down))
+        var claims = ClaimWriter()
+        claims.add("sub", identityId)
+        claims.add("aud", poolId)
+        claims.addRaw("amr", "[\(amr.map(JSONWriter.quoted).joined(separator: ","))]")
+        claims.add("iss", ProviderProfile.standardIssuer(for: .cognito, developmentIssuer: "") ?? "")
+        claims.addRaw("iat", String(issuedAt))
+        claims.addRaw("exp", String(issuedAt + Int64(ttl)))
         return try self.signingKey.signToken(signingInput: self.header + "." + IdentityEncoding.base64URL(Array(claims.json.utf8)))
     }
 

@@ -86,7 +86,8 @@ extension TokenVerifier {
                 principalTags: try Self.principalTags(claims[Self.tagsClaim])
             ),
             expiresAt: expiration,
-            sourceIdentity: sourceIdentity
+            sourceIdentity: sourceIdentity,
+            claims: claims
         )
     }
 

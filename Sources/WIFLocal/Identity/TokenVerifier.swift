@@ -13,6 +13,8 @@ struct VerifiedToken: Sendable {
     var expiresAt: Int64?
     /// The token's `https://aws.amazon.com/source_identity` claim, if any.
     var sourceIdentity: String?
+    /// Every claim of an ID token, for identity pools' role mappings; empty for access tokens.
+    var claims: [String: TokenJSON] = [:]
 }
 
 /// Verifies web-identity tokens as STS does, before any trust policy is looked at.
@@ -101,6 +103,12 @@ struct TokenVerifier: Sendable {
             let issuer = profile.issuer ?? ProviderProfile.standardIssuer(for: profile.kind, developmentIssuer: configuration.issuer) ?? ""
             issuers[issuer, default: TrustedIssuer(issuer: issuer, source: .stack, audiences: [])]
                 .audiences.append(.init(kind: profile.kind, clientIds: Set(profile.clientIds)))
+        }
+        // Identity pools' OpenID tokens (`GetOpenIdToken`) are signed with the stack's key for their pool ids.
+        let cognitoIssuer = ProviderProfile.standardIssuer(for: .cognito, developmentIssuer: configuration.issuer) ?? ""
+        if !configuration.identityPools.isEmpty {
+            issuers[cognitoIssuer, default: TrustedIssuer(issuer: cognitoIssuer, source: .stack, audiences: [])]
+                .audiences.append(.init(kind: .cognito, clientIds: Set(configuration.identityPools.map(\.id))))
         }
         var external: [Int: ExternalKeySet] = [:]
         for (index, entry) in configuration.externalIssuers.enumerated() {

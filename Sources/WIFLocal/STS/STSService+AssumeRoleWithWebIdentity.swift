@@ -67,14 +67,7 @@ extension STSService {
             expiresAt: now + Int64(call.durationSeconds), roleArn: role.arn, roleId: role.roleId,
             sessionName: call.roleSessionName, identity: verified.identity, sessionPolicy: call.policy,
             policyArns: call.policyArns.isEmpty ? nil : call.policyArns, sourceIdentity: verified.sourceIdentity)
-        let token: String
-        do {
-            token = try self.state.sessions.seal(issued)
-        } catch {
-            throw AWSErrorResponse(
-                "InternalFailure", "The request processing has failed because of an unknown error, exception or failure.",
-                status: .internalServerError, type: "Receiver")
-        }
+        let token = try self.seal(issued)
         self.state.logger.debug(
             "role session issued",
             metadata: [
@@ -99,6 +92,17 @@ extension STSService {
             if let packed = call.packedPolicySize { xml.element("PackedPolicySize", String(packed)) }
             if let sourceIdentity = issued.sourceIdentity { xml.element("SourceIdentity", sourceIdentity) }
             xml.element("Provider", session.federatedProvider)
+        }
+    }
+
+    /// Seals a session into its session token; identity pools issue their sessions through it too.
+    func seal(_ session: LocalSession) throws(AWSErrorResponse) -> String {
+        do {
+            return try self.state.sessions.seal(session)
+        } catch {
+            throw AWSErrorResponse(
+                "InternalFailure", "The request processing has failed because of an unknown error, exception or failure.",
+                status: .internalServerError, type: "Receiver")
         }
     }
 

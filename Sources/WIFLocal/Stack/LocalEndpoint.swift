@@ -33,12 +33,13 @@ public struct LocalEndpoint: Sendable {
     ///   - user: The user id the token carries.
     ///   - audience: The client id the token is for; the profile's first client id by default.
     ///   - ttl: The token's lifetime in seconds.
+    ///   - groups: The `cognito:groups` claim of a Cognito user pool profile's token; none by default.
     /// - Returns: The token with the role, bucket and prefix the user federates into.
     /// - Throws: ``LocalStackError`` when the profile is unknown, an argument is out of bounds or signing fails.
-    public func developmentToken(provider: String, user: String, audience: String? = nil, ttl: Int = 3600) throws(LocalStackError)
-        -> DevelopmentToken
-    {
-        try self.federation.developmentToken(provider: provider, user: user, audience: audience, ttl: ttl)
+    public func developmentToken(
+        provider: String, user: String, audience: String? = nil, ttl: Int = 3600, groups: [String] = []
+    ) throws(LocalStackError) -> DevelopmentToken {
+        try self.federation.developmentToken(provider: provider, user: user, audience: audience, ttl: ttl, groups: groups)
     }
 
     /// The ARN of the role meant for a provider profile's users.

@@ -4,9 +4,10 @@ import NIOCore
 
 /// The one responder of the local stack: it sends each request to the development issuer, STS or S3.
 ///
-/// Issuer paths come first (`/.well-known/…`, `/oauth2/…`); then STS, when the path is `/` and the request
-/// names an `Action` in its query or is a form POST; everything else is S3, which tells path-style and
-/// virtual-hosted addressing apart itself.
+/// Issuer paths come first (`/.well-known/…`, `/oauth2/…`); then Cognito Identity, for a POST to `/` whose
+/// `X-Amz-Target` names it; then STS, when the path is `/` and the request names an `Action` in its query
+/// or is a form POST; everything else is S3, which tells path-style and virtual-hosted addressing apart
+/// itself.
 struct LocalResponder: HTTPResponder {
     typealias Context = LocalRequestContext
 
@@ -15,12 +16,14 @@ struct LocalResponder: HTTPResponder {
 
     let issuer: IssuerService
     let sts: STSService
+    let cognitoIdentity: CognitoIdentityService
     let s3: S3Service
     let logger: Logger
 
-    init(issuer: IssuerService, sts: STSService, s3: S3Service, logger: Logger) {
+    init(issuer: IssuerService, sts: STSService, cognitoIdentity: CognitoIdentityService, s3: S3Service, logger: Logger) {
         self.issuer = issuer
         self.sts = sts
+        self.cognitoIdentity = cognitoIdentity
         self.s3 = s3
         self.logger = logger
     }
@@ -62,6 +65,7 @@ struct LocalResponder: HTTPResponder {
             if let response = await self.issuer.respond(to: request, sourceIp: sourceIp) { return response }
             return await self.s3.respond(to: request, sourceIp: sourceIp)
         case .sts: return await self.respondSTS(request)
+        case .cognitoIdentity: return await self.respondCognitoIdentity(request)
         case .s3: return await self.s3.respond(to: request, sourceIp: sourceIp)
         }
     }
@@ -81,6 +85,23 @@ struct LocalResponder: HTTPResponder {
         return await self.sts.respond(to: request, body: body)
     }
 
+    private func respondCognitoIdentity(_ request: Request) async -> Response {
+        let limit = CognitoIdentityService.maximumBodySize
+        let tooLarge = AWSErrorResponse("InvalidParameterException", "the request body is larger than \(limit) bytes", status: .contentTooLarge)
+        if let length = request.headers[.contentLength], let bytes = Int(length), bytes > limit {
+            return tooLarge.cognitoResponse(requestId: RequestID.make())
+        }
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            return tooLarge.cognitoResponse(requestId: RequestID.make())
+        } catch {
+            return AWSErrorResponse("SerializationException", "the request body could not be read").cognitoResponse(requestId: RequestID.make())
+        }
+        return await self.cognitoIdentity.respond(to: request, body: body)
+    }
+
     private static func bodyTooLarge() -> Response {
         AWSErrorResponse(
             "ValidationError",
@@ -94,6 +115,8 @@ struct LocalResponder: HTTPResponder {
         /// The issuer's paths (`/.well-known/…`, `/oauth2/…`); those it does not know go on to S3.
         case issuer
         case sts
+        /// Identity pools: a POST to `/` with `X-Amz-Target: AWSCognitoIdentityService.<Operation>`.
+        case cognitoIdentity
         case s3
     }
 
@@ -106,6 +129,7 @@ struct LocalResponder: HTTPResponder {
             return .issuer
         }
         guard target.path == "/" else { return .s3 }
+        if CognitoIdentityService.isCall(request) { return .cognitoIdentity }
         if let query = target.query, Self.namesAction(query) { return .sts }
         if request.method == .post, let type = request.headers[.contentType], Self.isFormContentType(type) {
             return .sts

@@ -122,9 +122,11 @@ public enum LocalStack {
         try configuration.validate()
         let state = try LocalState(configuration: configuration, timeSource: timeSource ?? .system, logger: logger)
         let authenticator = RequestAuthenticator(state: state)
+        let sts = STSService(state: state, verifier: try TokenVerifier(state: state), authenticator: authenticator)
         let responder = LocalResponder(
             issuer: try IssuerService(state: state),
-            sts: STSService(state: state, verifier: try TokenVerifier(state: state), authenticator: authenticator),
+            sts: sts,
+            cognitoIdentity: try CognitoIdentityService(state: state, sts: sts),
             s3: try S3Service(state: state, authenticator: authenticator),
             logger: logger
         )

@@ -65,7 +65,9 @@ import Testing
         let configuration = LocalConfiguration.default(dataDirectory: "/unused")
         try configuration.validate()
         #expect(configuration.buckets.map(\.name) == ["wif-personal"])
-        #expect(configuration.roles.count == 5)
+        // A personal-store role per provider kind, and the default identity pool's three roles.
+        #expect(configuration.roles.count == 8)
+        #expect(configuration.identityPools.map(\.id) == [IdentityPoolDefinition.defaultPoolId])
         #expect(configuration.externalIssuers.isEmpty)
         #expect(configuration.adminCredentials == nil)
     }

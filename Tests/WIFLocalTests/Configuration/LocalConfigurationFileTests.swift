@@ -56,7 +56,7 @@ import Testing
         #expect(loaded.allowedClockSkew == 300)
         #expect(loaded.tokenLeeway == 5)
         #expect(loaded.adminCredentials == AdminCredentials(accessKeyId: "AKIAWIFLOCALADMIN001", secretAccessKey: "admin-secret-0123"))
-        #expect(loaded.roles.count == 5)
+        #expect(loaded.roles.count == 8)
     }
 
     @Test func aProviderOverrideChangesOnlyItsFieldsAndTheDefaultTrustPolicyFollows() throws {
@@ -67,7 +67,7 @@ import Testing
         #expect(google.kind == .google)
         #expect(google.issuer == "https://accounts.google.com")
         #expect(google.clientIds == ["mine.apps.googleusercontent.com", "other.apps.googleusercontent.com"])
-        #expect(loaded.providers.count == 5)
+        #expect(loaded.providers.count == 6)
         let role = try #require(loaded.roles.first { $0.name == "personal-store-google" })
         let trust = try Policy.parse(role.trustPolicy, kind: .trust)
         let expected = try Policy.parse(
@@ -105,7 +105,7 @@ import Testing
             }
             """,
             files: ["policies/bucket.json": Self.bucketPolicy, "policies/trust.json": Self.teamTrust])
-        #expect(loaded.providers.map(\.name) == ["facebook", "amazon", "google", "cognito", "oidc", "team"])
+        #expect(loaded.providers.map(\.name) == ["facebook", "amazon", "google", "cognito", "oidc", "cognito-idp", "team"])
         #expect(loaded.provider(named: "team")?.issuer == "https://team.example.test")
         #expect(loaded.buckets.map(\.name) == ["wif-personal", "team-share"])
         #expect(loaded.buckets[1].policy == Self.bucketPolicy)
@@ -139,7 +139,7 @@ import Testing
         #expect(role.trustPolicy == original.trustPolicy)
         #expect(role.permissionPolicies == original.permissionPolicies)
         #expect(role.bucket == "wif-personal")
-        #expect(loaded.roles.count == 5)
+        #expect(loaded.roles.count == 8)
     }
 
     @Test func aBucketOverrideSetsItsPolicy() throws {
@@ -178,6 +178,7 @@ import Testing
             #expect(try read.permissionPolicies.map { try Policy.parse($0) } == written.permissionPolicies.map { try Policy.parse($0) })
         }
         #expect(loaded.roles.count == configuration.roles.count)
+        #expect(loaded.identityPools == configuration.identityPools)
     }
 
     @Test func jsonEscapesAndUnicodeAreRead() throws {

@@ -20,7 +20,7 @@ import WIFTestSupport
         configuration.issuer = "http://127.0.0.1:\(configuration.port)"
         configuration.providers = configuration.providers.map { profile in
             var profile = profile
-            if profile.kind == .oidc { profile.issuer = configuration.issuer }
+            if profile.name == "oidc" { profile.issuer = configuration.issuer }
             return profile
         }
         try await StoreRuntime.withHTTPClient { httpClient in

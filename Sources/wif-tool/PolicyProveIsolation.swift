@@ -119,6 +119,7 @@ extension WIFTool.Policy {
                         }
                     }
                 }
+                self.warnWhenNoPolicyUsesTheIdKey(roles.flatMap(\.files) + self.sessionPolicies + [self.boundary, self.resourcePolicy].compactMap { $0 })
                 let prover = PolicyProver(bucket: self.bucket, alphabet: alphabet)
                 var results: [(name: String?, result: IsolationResult)] = []
                 for role in roles {
@@ -133,6 +134,26 @@ extension WIFTool.Policy {
                 if results.contains(where: { $0.result.name == "counterexample" }) { throw ExitStatus.failure.exitCode }
                 if results.contains(where: { $0.result.name == "undecided" }) { throw ExitStatus.undecided.exitCode }
             }
+        }
+
+        /// A mistyped `--id-key` makes every per-user statement look unconfined: say so, with the keys the
+        /// policies do use, rather than leave the user with an unexplained `undecided`.
+        private func warnWhenNoPolicyUsesTheIdKey(_ files: [String]) {
+            var used: [String] = []
+            for file in files {
+                guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
+                var rest = Substring(text)
+                while let start = rest.range(of: "${") {
+                    rest = rest[start.upperBound...]
+                    guard let end = rest.firstIndex(of: "}") else { break }
+                    let key = String(rest[..<end])
+                    if !used.contains(key) { used.append(key) }
+                    rest = rest[end...]
+                }
+            }
+            guard !used.contains(where: { $0.lowercased() == self.idKey.lowercased() }) else { return }
+            let listed = used.isEmpty ? "no policy variables at all" : used.map { "${\($0)}" }.joined(separator: ", ")
+            printError("warning: no policy uses ${\(self.idKey)}, the --id-key; they use \(listed)\n")
         }
 
         private func report(_ results: [(name: String?, result: IsolationResult)]) throws {

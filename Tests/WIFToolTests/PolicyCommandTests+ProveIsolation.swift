@@ -47,6 +47,16 @@ extension PolicyCommandTests {
         #expect(result.stdout.contains("may s3:ListBucket arn:aws:s3:::wif-personal"))
     }
 
+    @Test func proveIsolationWarnsWhenNoPolicyUsesTheIdKey() throws {
+        let typo = try self.run(
+            ["policy", "prove-isolation", "--policy", Self.repositoryPolicies.appendingPathComponent("facebook/personal-store.json").path,
+             "--bucket", "wif-personal", "--template", "{id}/", "--id-key", "graph.facebok.com:id", "--id-chars", "[0-9]"])
+        #expect(typo.status == 2, "\(typo.stdout)\(typo.stderr)")
+        #expect(typo.stderr.contains("warning: no policy uses ${graph.facebok.com:id}, the --id-key; they use ${graph.facebook.com:id}"), "\(typo.stderr)")
+        let right = try self.prove(["--id-chars", "[0-9]"])
+        #expect(!right.stderr.contains("warning"), "\(right.stderr)")
+    }
+
     @Test func proveIsolationIsUndecidedWithItsOwnExitCode() throws {
         let policy = """
             {"Version": "2012-10-17", "Statement": {"Effect": "Allow", "Action": "s3:GetObject",

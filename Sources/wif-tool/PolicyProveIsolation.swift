@@ -100,12 +100,12 @@ extension WIFTool.Policy {
                     throw CommandFailure(status: .usage, message: error.reason)
                 }
                 var sessions: [PolicyEngine.Policy] = []
-                for file in self.sessionPolicies { sessions.append(try PolicyInputs.policy(file: file, kind: .session)) }
+                for file in self.sessionPolicies { sessions.append(try Self.load(file, kind: .session)) }
                 let boundary = try self.boundary.map { file throws(CommandFailure) in
-                    try PolicyInputs.policy(file: file, kind: .permissionsBoundary)
+                    try Self.load(file, kind: .permissionsBoundary)
                 }
                 let resource = try self.resourcePolicy.map { file throws(CommandFailure) in
-                    try PolicyInputs.policy(file: file, kind: .resource)
+                    try Self.load(file, kind: .resource)
                 }
                 var roles: [(name: String?, files: [String])] = []
                 if self.role.isEmpty {
@@ -124,7 +124,7 @@ extension WIFTool.Policy {
                 var results: [(name: String?, result: IsolationResult)] = []
                 for role in roles {
                     var identity: [PolicyEngine.Policy] = []
-                    for file in role.files { identity.append(try PolicyInputs.policy(file: file, kind: .identity)) }
+                    for file in role.files { identity.append(try Self.load(file, kind: .identity)) }
                     let result = prover.proveIsolation(
                         identityPolicies: identity, resourcePolicy: resource, sessionPolicies: sessions,
                         permissionsBoundary: boundary, template: template, idKey: self.idKey)
@@ -134,6 +134,16 @@ extension WIFTool.Policy {
                 if results.contains(where: { $0.result.name == "counterexample" }) { throw ExitStatus.failure.exitCode }
                 if results.contains(where: { $0.result.name == "undecided" }) { throw ExitStatus.undecided.exitCode }
             }
+        }
+
+        /// Reads a policy and prints its warnings (with their JSON paths) on standard error, where the
+        /// linter says a policy cannot do what its author meant, such as a variable no provider issues.
+        private static func load(_ file: String, kind: PolicyKind) throws(CommandFailure) -> PolicyEngine.Policy {
+            let policy = try PolicyInputs.policy(file: file, kind: kind)
+            for warning in policy.warnings {
+                printError("\(warning.formatted(sourceName: file))\n")
+            }
+            return policy
         }
 
         /// A mistyped `--id-key` makes every per-user statement look unconfined: say so, with the keys the

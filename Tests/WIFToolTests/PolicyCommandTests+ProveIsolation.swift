@@ -57,6 +57,22 @@ extension PolicyCommandTests {
         #expect(!right.stderr.contains("warning"), "\(right.stderr)")
     }
 
+    @Test func proveIsolationShowsTheLintersWarningsWithTheirPaths() throws {
+        let policy = """
+            {"Version": "2012-10-17", "Statement": {"Effect": "Allow", "Action": "s3:GetObject",
+             "Resource": "arn:aws:s3:::wif-personal/${cognito-identity.amazon.com:sub}/*"}}
+            """
+        let path = try self.write("typo.json", policy)
+        let result = try self.run(
+            ["policy", "prove-isolation", "--policy", path, "--bucket", "wif-personal", "--template", "{id}/",
+             "--id-key", "cognito-identity.amazonaws.com:sub", "--json"])
+        #expect(result.stderr.contains(": warning: Statement.Resource: ${cognito-identity.amazon.com:sub}: no identity provider issues this key"), "\(result.stderr)")
+        #expect(result.stderr.contains("did you mean ${cognito-identity.amazonaws.com:sub}?"), "\(result.stderr)")
+        #expect(result.stderr.contains("no policy uses ${cognito-identity.amazonaws.com:sub}"), "\(result.stderr)")
+        // Standard output stays one JSON document.
+        #expect(try self.json(result.stdout)["result"] as? String != nil)
+    }
+
     @Test func proveIsolationIsUndecidedWithItsOwnExitCode() throws {
         let policy = """
             {"Version": "2012-10-17", "Statement": {"Effect": "Allow", "Action": "s3:GetObject",

@@ -48,6 +48,10 @@ extension WIFTool {
 
         @OptionGroup var options: GlobalOptions
         @OptionGroup var store: StoreOptions
+        @OptionGroup var level: LevelOptions
+
+        @Option(name: .long, help: "With --level protected: read this identity's protected folder (another user's identity id).")
+        var identity: String?
 
         @Flag(name: [.short, .long], help: "Download every file whose name starts with PREFIX.")
         var recursive = false
@@ -100,7 +104,7 @@ extension WIFTool {
                     store: self.store, region: self.options.region, environment: self.options.environment)
                 let staging = DownloadStaging.prepare(home: configuration.home)
                 defer { staging.cleanUp() }
-                let result = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger()) { files in
+                let result = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger(), level: self.level.level, identity: self.identity) { files in
                     let plan: [Item]
                     let folder: DownloadFolder?
                     var refused: [Refused]?

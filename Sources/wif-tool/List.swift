@@ -28,6 +28,10 @@ extension WIFTool {
 
         @OptionGroup var options: GlobalOptions
         @OptionGroup var store: StoreOptions
+        @OptionGroup var level: LevelOptions
+
+        @Option(name: .long, help: "With --level protected: read this identity's protected folder (another user's identity id).")
+        var identity: String?
 
         @Flag(name: [.short, .long], help: "Show sizes and times.")
         var long = false
@@ -52,7 +56,7 @@ extension WIFTool {
             try await reportingStoreErrors {
                 let configuration = try ToolConfiguration.resolve(
                     store: self.store, region: self.options.region, environment: self.options.environment)
-                let output = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger()) { files in
+                let output = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger(), level: self.level.level, identity: self.identity) { files in
                     var entries: [Entry] = []
                     for try await object in try files.bucket.list(prefix: self.prefix, logger: files.logger).objects {
                         entries.append(Entry(name: object.name, size: object.size, lastModified: object.lastModified, eTag: object.eTag))

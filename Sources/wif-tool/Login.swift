@@ -89,8 +89,33 @@ extension WIFTool {
         @Flag(name: .long, help: "With --issuer: sign in in a browser; the address is printed and opened when a browser can be started.")
         var browser = false
 
+        @Option(name: .long, help: "Sign in through this identity pool (REGION:UUID): a guest with --guest, else with the token of --dev, --token, --token-file or --issuer.")
+        var identityPool: String?
+
+        @Flag(name: .long, help: "With --identity-pool: sign in as a guest of the pool, with its unauthenticated role.")
+        var guest = false
+
+        @Option(name: .long, help: "With --identity-pool: the Cognito Identity endpoint (default: WIF_COGNITO_ENDPOINT; the STS endpoint when it is not AWS's; else the pool region's).")
+        var cognitoEndpoint: String?
+
         func validate() throws {
-            let given = [self.dev != nil, self.token != nil, self.tokenFile != nil, self.issuer != nil].filter { $0 }.count
+            if self.guest || self.cognitoEndpoint != nil {
+                guard self.identityPool != nil else { throw ValidationError("--guest and --cognito-endpoint go with --identity-pool ID") }
+            }
+            if let identityPool {
+                do {
+                    try CognitoIdentityClient.checkId(identityPool, name: "--identity-pool")
+                } catch {
+                    throw ValidationError("\(error.reason); an identity pool id looks like us-east-1:00000000-0000-4000-8000-000000000001")
+                }
+            }
+            if self.partitionTemplate != nil && self.identityPool != nil {
+                throw ValidationError("--partition-template does not go with --identity-pool: its folders are private/, protected/ and public/ (see --level)")
+            }
+            let given = [self.dev != nil, self.token != nil, self.tokenFile != nil, self.issuer != nil, self.guest].filter { $0 }.count
+            if self.guest {
+                guard given == 1 else { throw ValidationError("--guest signs in without a token; give none of --dev, --token, --token-file and --issuer") }
+            }
             guard given == 1 else {
                 throw ValidationError(
                     given == 0
@@ -124,15 +149,22 @@ extension WIFTool {
                 // Open the store before signing in, so a wrong passphrase or a damaged store stops here.
                 let store = try configuration.sessionStore(environment: self.options.environment, newPassphrase: self.passphrase)
                 _ = try store.secrets.load()
+                // A guest who signs in keeps their identity when the pool links the login to it.
+                let kept = self.identityPool == nil ? nil : try? store.load()
                 let session = try await StoreRuntime.withTarget(configuration, logger: self.options.makeLogger()) { context in
-                    try await self.signIn(context, givenToken: inputToken, secrets: store.secrets)
+                    if let poolId = self.identityPool {
+                        let obtained = self.guest ? nil : try await self.obtainToken(context, givenToken: inputToken, secrets: store.secrets)
+                        return try await self.signIn(toPool: poolId, context, obtained: obtained, kept: kept)
+                    }
+                    return try await self.signIn(context, givenToken: inputToken, secrets: store.secrets)
                 }
                 try store.save(session)
                 let summary = SessionSummary(session, account: configuration.account, now: Date())
                 if self.options.json {
                     try printJSON(summary)
                 } else {
-                    printOut("Signed in as \(session.subject) (\(session.provider)).\n\(TerminalText.table(summary.rows))")
+                    let who = session.identityPool == nil ? "\(session.subject) (\(session.provider))" : session.token.kind == .guest ? "a guest of \(session.identityPool?.poolId ?? "")" : "identity \(session.subject) (\(session.provider))"
+                    printOut("Signed in as \(who).\n\(TerminalText.table(summary.rows))")
                 }
             }
         }
@@ -154,11 +186,21 @@ extension WIFTool {
             return token.trimmingCharacters(in: .whitespacesAndNewlines)
         }
 
-        private func signIn(_ context: StoreContext, givenToken: String?, secrets: SecretStore) async throws -> StoredSession {
+        /// A token to sign in with, where it comes from, and what the embedded stack suggests for it.
+        struct ObtainedToken {
+            var token: String
+            var provider: String
+            var record: StoredSession.TokenRecord
+            var suggestedRole: String?
+            var suggestedBucket: String?
+            var developmentUser: String?
+        }
+
+        /// The token of `--dev`, `--issuer`, `--token` or `--token-file`.
+        private func obtainToken(_ context: StoreContext, givenToken: String?, secrets: SecretStore) async throws -> ObtainedToken {
             let configuration = context.configuration
             let local = context.local
             let now = Date()
-
             // The token, its provider, and what the embedded stack says the provider's users get.
             let token: String
             let provider: String
@@ -223,6 +265,23 @@ extension WIFTool {
                 }
             }
 
+            return ObtainedToken(
+                token: token, provider: provider, record: record, suggestedRole: suggestedRole, suggestedBucket: suggestedBucket,
+                developmentUser: developmentUser)
+        }
+
+        private func signIn(_ context: StoreContext, givenToken: String?, secrets: SecretStore) async throws -> StoredSession {
+            let configuration = context.configuration
+            let local = context.local
+            let now = Date()
+            let obtained = try await self.obtainToken(context, givenToken: givenToken, secrets: secrets)
+            let token = obtained.token
+            let provider = obtained.provider
+            let record = obtained.record
+            let suggestedRole = obtained.suggestedRole
+            let suggestedBucket = obtained.suggestedBucket
+            let developmentUser = obtained.developmentUser
+
             guard let roleArn = configuration.roleArn ?? suggestedRole else {
                 throw CommandFailure(
                     status: .usage, message: "give the role to assume with --role-arn (or WIF_ROLE_ARN, or role_arn in \(configuration.configFile.path))")
@@ -266,6 +325,105 @@ extension WIFTool {
                 credentials: StoredSession.CredentialRecord(result.credentials),
                 signedInAt: now
             )
+        }
+
+        /// Signs in through an identity pool: a guest without `obtained`, else the token's user. The
+        /// identity of a kept sign-in of the same pool is offered first, so a guest who signs in keeps it.
+        private func signIn(toPool poolId: String, _ context: StoreContext, obtained: ObtainedToken?, kept: StoredSession?) async throws -> StoredSession {
+            let configuration = context.configuration
+            let local = context.local
+            var login: (key: String, token: String)?
+            if let obtained {
+                let key =
+                    local?.configuration.provider(named: obtained.provider)?.loginsKey
+                    ?? IdentityPoolSignIn.loginsKey(provider: obtained.provider, token: obtained.token)
+                guard let key else {
+                    throw CommandFailure(
+                        status: .usage,
+                        message: "cannot tell the identity pool's logins key of provider '\(obtained.provider)': its token names no issuer; give --provider google, facebook or amazon")
+                }
+                login = (key, obtained.token)
+            }
+            let connection = IdentityPoolSignIn.Connection(context, stored: try self.cognitoEndpointSetting(context))
+            let keptId = kept?.identityPool?.poolId == poolId ? kept?.identityPool?.identityId : nil
+            let logger = context.logger
+            let issued: (credentials: AWSCredentials, identityId: String)
+            do {
+                issued = try await IdentityPoolSignIn.credentials(
+                    poolId: poolId, login: login, identityId: keptId, basicFlowRoleArn: self.roleArn, connection: connection, logger: logger)
+            } catch let error as WIFCredentialsError {
+                throw Self.explained(poolError: error, poolId: poolId, guest: login == nil, endpoint: connection.endpoint)
+            }
+            let role = await IdentityPoolSignIn.role(of: issued.credentials, region: configuration.region, connection: connection, logger: logger)
+            let roleArn = role ?? self.roleArn ?? "(not reported)"
+            let reason = IdentityPoolSignIn.roleReason(
+                role: role, token: login?.token, authenticatedRole: local?.configuration.identityPool(id: poolId)?.roles.authenticated)
+            guard let bucket = configuration.bucket ?? role.flatMap({ local?.configuration.role(arn: $0)?.bucket }) else {
+                throw CommandFailure(
+                    status: .usage, message: "give the shared bucket with --bucket (or WIF_BUCKET, or bucket in \(configuration.configFile.path))")
+            }
+            let folder = StorageLevel.private.folder(identityId: issued.identityId)
+            let prefix: PartitionPrefix
+            do throws(S3Error) {
+                prefix = try PartitionPrefix.make(template: folder.template, userId: folder.id)
+            } catch {
+                throw FileStoreError(.folderRefused, "the identity pool gave an identity id no folder can be named after: \(error.message)", s3Error: error)
+            }
+            return StoredSession(
+                target: configuration.target.identifier,
+                stsEndpoint: local == nil ? context.stsEndpoint.absoluteString : nil,
+                region: configuration.region,
+                provider: obtained?.provider ?? "guest",
+                providerId: nil,
+                subject: issued.identityId,
+                roleArn: roleArn,
+                assumedRoleArn: nil,
+                roleSessionName: IdentityPoolSignIn.roleSessionName,
+                bucket: bucket,
+                prefix: prefix.value,
+                partitionTemplate: folder.template,
+                token: obtained?.record ?? StoredSession.TokenRecord(kind: .guest),
+                credentials: StoredSession.CredentialRecord(issued.credentials),
+                signedInAt: Date(),
+                identityPool: StoredSession.IdentityPoolRecord(
+                    poolId: poolId, identityId: issued.identityId, loginsKey: login?.key, roleReason: reason,
+                    endpoint: local == nil ? connection.endpoint : nil, basicFlowRoleArn: self.roleArn)
+            )
+        }
+
+        /// The Cognito Identity endpoint of a remote sign-in: `--cognito-endpoint`, `WIF_COGNITO_ENDPOINT`,
+        /// the STS endpoint when it is not AWS's (`wif-tool local serve` answers both), else `nil` for the
+        /// pool region's.
+        private func cognitoEndpointSetting(_ context: StoreContext) throws(CommandFailure) -> String? {
+            if let given = self.cognitoEndpoint ?? self.options.environment["WIF_COGNITO_ENDPOINT"].flatMap({ $0.isEmpty ? nil : $0 }) {
+                guard let url = URL(string: given), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                    throw CommandFailure(status: .usage, message: "the Cognito Identity endpoint must be an http or https URL, not '\(given)'")
+                }
+                return given
+            }
+            let host = context.stsEndpoint.host ?? ""
+            return host == "amazonaws.com" || host.hasSuffix(".amazonaws.com") || host.hasSuffix(".amazonaws.com.cn") ? nil : context.stsEndpoint.absoluteString
+        }
+
+        /// An identity pool's refusal with the exit status that fits it.
+        static func explained(poolError error: WIFCredentialsError, poolId: String, guest: Bool, endpoint: String?) -> any Error {
+            guard let service = error.serviceError else { return error }
+            let message = service.message.map { ": \($0)" } ?? ""
+            switch service.code {
+            case "NotAuthorizedException" where guest:
+                return CommandFailure(status: .denied, message: "the identity pool \(poolId) refused a guest\(message)")
+            case "NotAuthorizedException":
+                return CommandFailure(status: .auth, message: "the identity pool \(poolId) refused the sign-in\(message)")
+            case "InvalidIdentityPoolConfigurationException":
+                return CommandFailure(
+                    status: .denied,
+                    message: "the identity pool \(poolId) has no role it may give this identity (a role is missing, or its trust policy does not trust the pool)\(message)")
+            case "ResourceNotFoundException":
+                return CommandFailure(
+                    status: .usage, message: "no identity pool \(poolId) at \(endpoint ?? "Cognito Identity in its region")\(message)")
+            default:
+                return error
+            }
         }
 
         /// A refusal without a message, explained. Ceph RGW answers `AccessDenied` with an empty message

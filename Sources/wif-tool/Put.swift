@@ -47,6 +47,7 @@ extension WIFTool {
 
         @OptionGroup var options: GlobalOptions
         @OptionGroup var store: StoreOptions
+        @OptionGroup var level: LevelOptions
 
         @Flag(name: [.short, .long], help: "Upload the files below a folder.")
         var recursive = false
@@ -116,7 +117,7 @@ extension WIFTool {
                     return
                 }
                 let plan = try self.plan()
-                let uploaded = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger()) { files in
+                let uploaded = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger(), level: self.level.level) { files in
                     // Every name is checked before the first request.
                     for item in plan { _ = try files.bucket.key(for: item.name) }
                     // One bar for all the files: the name of a single one, else how many.
@@ -148,7 +149,7 @@ extension WIFTool {
 
         /// Uploads standard input, read to its end, under `name`.
         func uploadStandardInput(as name: String, configuration: ToolConfiguration) async throws {
-            let output = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger()) { files in
+            let output = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger(), level: self.level.level) { files in
                 _ = try files.bucket.key(for: name)
                 let bar = ProgressBar.standardError(label: name, total: nil, quiet: self.store.quiet)
                 let result = try await files.bucket.put(

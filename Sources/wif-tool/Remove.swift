@@ -26,6 +26,7 @@ extension WIFTool {
 
         @OptionGroup var options: GlobalOptions
         @OptionGroup var store: StoreOptions
+        @OptionGroup var level: LevelOptions
 
         @Flag(name: [.short, .long], help: "Do not complain about names that do not exist.")
         var force = false
@@ -46,7 +47,7 @@ extension WIFTool {
             try await reportingStoreErrors {
                 let configuration = try ToolConfiguration.resolve(
                     store: self.store, region: self.options.region, environment: self.options.environment)
-                let output = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger()) { files in
+                let output = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger(), level: self.level.level) { files in
                     var unique: [String] = []
                     for name in self.names where !unique.contains(name) {
                         _ = try files.bucket.key(for: name)

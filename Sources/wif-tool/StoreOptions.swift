@@ -68,3 +68,11 @@ extension FileBatch {
         }
     }
 }
+
+extension StorageLevel: ExpressibleByArgument {}
+
+/// `--level` of the file commands: Amplify's folders of an identity-pool sign-in.
+struct LevelOptions: ParsableArguments {
+    @Option(name: .long, help: "With an identity-pool sign-in: private (private/IDENTITY/, the default), protected (protected/IDENTITY/, which signed-in users may read) or public (public/).")
+    var level: StorageLevel?
+}

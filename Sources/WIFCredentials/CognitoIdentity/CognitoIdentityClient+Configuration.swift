@@ -71,7 +71,8 @@ extension CognitoIdentityClient {
     public static let maximumLogins = 10
 
     /// Checks a pool or identity id: `REGION:ID` (`[\w-]+:[0-9a-f-]+`), 1 to 55 characters.
-    static func checkId(_ id: String, name: String) throws(WIFCredentialsError) {
+    /// - Throws: ``WIFCredentialsError`` `invalidParameter` naming `name` and the rule broken.
+    public static func checkId(_ id: String, name: String) throws(WIFCredentialsError) {
         let isWord = { (byte: UInt8) in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")

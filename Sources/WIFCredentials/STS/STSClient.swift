@@ -254,9 +254,30 @@ extension STSClient {
                 "wif.sts.attempt": "\(attempt)",
             ]
         )
-        let response: TransportResponse
+        let response = try await self.exchange(httpRequest, timeout: timeout, logger: logger)
+        let receivedAt = self.timeSource.now()
+        let result = try STSResponseDecoder.decodeAssumeRoleWithWebIdentity(
+            response,
+            roleArn: request.roleArn,
+            receivedAt: receivedAt,
+            redacting: [token.value, PercentEncoding.encode(token.value)]
+        )
+        var metadata: Logger.Metadata = [
+            "wif.sts.request_id": "\(result.requestId ?? "-")",
+            "wif.sts.attempt": "\(attempt)",
+            "wif.sts.expiration": "\(result.serverExpiration.formatted(.iso8601))",
+        ]
+        if let clockSkew = result.clockSkew { metadata["wif.sts.clock_skew"] = "\(clockSkew)" }
+        if let arn = result.assumedRoleUser?.arn { metadata["wif.sts.assumed_role_arn"] = "\(arn)" }
+        logger.debug("STS issued credentials", metadata: metadata)
+        return result
+    }
+
+    /// Sends a request to STS, turning a transport failure into ``WIFCredentialsError`` `network` (not
+    /// reached, no answer in time) or `malformedResponse` (an answer that could not be read).
+    func exchange(_ httpRequest: TransportRequest, timeout: Duration, logger: Logger) async throws -> TransportResponse {
         do {
-            response = try await self.transport.send(
+            return try await self.transport.send(
                 httpRequest,
                 timeout: timeout,
                 maximumBodyBytes: Self.maximumResponseBytes,
@@ -274,22 +295,6 @@ extension STSClient {
                 "could not reach STS at \(self.endpoint.host ?? self.endpoint.absoluteString): \(String(describing: error).prefix(300))"
             )
         }
-        let receivedAt = self.timeSource.now()
-        let result = try STSResponseDecoder.decodeAssumeRoleWithWebIdentity(
-            response,
-            roleArn: request.roleArn,
-            receivedAt: receivedAt,
-            redacting: [token.value, PercentEncoding.encode(token.value)]
-        )
-        var metadata: Logger.Metadata = [
-            "wif.sts.request_id": "\(result.requestId ?? "-")",
-            "wif.sts.attempt": "\(attempt)",
-            "wif.sts.expiration": "\(result.serverExpiration.formatted(.iso8601))",
-        ]
-        if let clockSkew = result.clockSkew { metadata["wif.sts.clock_skew"] = "\(clockSkew)" }
-        if let arn = result.assumedRoleUser?.arn { metadata["wif.sts.assumed_role_arn"] = "\(arn)" }
-        logger.debug("STS issued credentials", metadata: metadata)
-        return result
     }
 
     static func metadata(_ error: WIFCredentialsError, attempt: Int) -> Logger.Metadata {

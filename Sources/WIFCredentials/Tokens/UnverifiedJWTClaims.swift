@@ -21,6 +21,9 @@ public struct UnverifiedJWTClaims: Sendable, Hashable, CustomStringConvertible {
     public var issuedAt: Date?
     /// The `nbf` claim: before when the token is not yet valid.
     public var notBefore: Date?
+    /// The roles a Cognito user pool token offers an identity pool: `cognito:preferred_role` first,
+    /// then `cognito:roles`; empty for other tokens.
+    public var cognitoRoles: [String] = []
 
     /// Creates claims from their values.
     /// - Parameters:
@@ -65,6 +68,7 @@ public struct UnverifiedJWTClaims: Sendable, Hashable, CustomStringConvertible {
             issuedAt: decoded.iat.map(Date.init(timeIntervalSince1970:)),
             notBefore: decoded.nbf.map(Date.init(timeIntervalSince1970:))
         )
+        self.cognitoRoles = (decoded.preferredRole.map { [$0] } ?? []) + (decoded.roles ?? [])
     }
 
     /// The claims that are present, for diagnostics.
@@ -114,9 +118,13 @@ public struct UnverifiedJWTClaims: Sendable, Hashable, CustomStringConvertible {
         var exp: TimeInterval?
         var iat: TimeInterval?
         var nbf: TimeInterval?
+        var preferredRole: String?
+        var roles: [String]?
 
         enum CodingKeys: String, CodingKey {
             case iss, sub, aud, exp, iat, nbf
+            case preferredRole = "cognito:preferred_role"
+            case roles = "cognito:roles"
         }
 
         init(from decoder: any Decoder) throws {
@@ -128,6 +136,8 @@ public struct UnverifiedJWTClaims: Sendable, Hashable, CustomStringConvertible {
             } else {
                 self.aud = try? container.decodeIfPresent([String].self, forKey: .aud)
             }
+            self.preferredRole = try? container.decodeIfPresent(String.self, forKey: .preferredRole)
+            self.roles = try? container.decodeIfPresent([String].self, forKey: .roles)
             self.exp = Self.numericDate(container, .exp)
             self.iat = Self.numericDate(container, .iat)
             self.nbf = Self.numericDate(container, .nbf)

@@ -25,27 +25,57 @@ public struct SignedInStore: Sendable {
     ///   - configuration: The settings.
     ///   - environment: The process environment (`WIF_PASSPHRASE`, `WIF_KEY_FILE`).
     ///   - logger: Where to log.
+    ///   - level: For an identity-pool sign-in, the Amplify folder to use instead of the sign-in's own
+    ///     (`private/IDENTITY/`).
+    ///   - identity: With `level`, whose folder it is (another user's `protected/` folder); the
+    ///     signed-in identity when `nil`.
     ///   - body: The work.
     /// - Returns: What `body` returns.
-    /// - Throws: ``FileStoreError`` from the sign-in and the store; what `body` throws.
+    /// - Throws: ``FileStoreError`` from the sign-in and the store, `invalidSetting` for a level without
+    ///   an identity-pool sign-in or a malformed identity id; what `body` throws.
     public static func with<T: Sendable>(
         _ configuration: ToolConfiguration,
         environment: [String: String],
         logger: Logger,
+        level: StorageLevel? = nil,
+        identity: String? = nil,
         _ body: (SignedInStore) async throws -> T
     ) async throws -> T {
-        let (session, store, configuration) = try StoreRuntime.signedInSession(configuration, environment: environment)
+        let (stored, store, configuration) = try StoreRuntime.signedInSession(configuration, environment: environment)
+        var session = stored
+        if let level {
+            guard let pool = stored.identityPool else {
+                throw FileStoreError.invalidSetting(
+                    "--level needs an identity-pool sign-in ('wif-tool login --identity-pool ID …'); this sign-in's folder is s3://\(stored.bucket)/\(stored.prefix)")
+            }
+            if let identity {
+                guard level != .public else { throw FileStoreError.invalidSetting("--identity does not go with --level public: public/ is everyone's") }
+                do {
+                    try CognitoIdentityClient.checkId(identity, name: "--identity")
+                } catch {
+                    throw FileStoreError.invalidSetting("\(error.reason); give an identity id such as \(pool.identityId)")
+                }
+            }
+            let folder = level.folder(identityId: identity ?? pool.identityId)
+            session.partitionTemplate = folder.template
+            session.subject = folder.id
+        } else if identity != nil {
+            throw FileStoreError.invalidSetting("--identity goes with --level protected")
+        }
         // Refuse a folder the template cannot name before starting anything.
+        let prefix: PartitionPrefix
         do throws(S3Error) {
-            _ = try PartitionPrefix.make(template: session.partitionTemplate, userId: session.subject)
+            prefix = try PartitionPrefix.make(template: session.partitionTemplate, userId: session.subject)
         } catch {
             throw FileStoreError(.folderRefused, error.message, s3Error: error)
         }
+        session.prefix = prefix.value
         return try await StoreRuntime.withTarget(configuration, logger: logger) { context in
             let federation = try context.federation(
                 roleArn: session.roleArn, bucket: session.bucket, partitionTemplate: session.partitionTemplate, stsRegion: session.region)
             let credentials = SessionCredentials(
-                session: session, store: store, account: configuration.account, federation: federation, httpClient: context.httpClient)
+                session: stored, store: store, account: configuration.account, federation: federation, httpClient: context.httpClient,
+                identityPool: stored.identityPool.map { IdentityPoolSignIn.Connection(context, stored: $0.endpoint) })
             let bucket = try federation.folder(subject: session.subject, credentialProvider: credentials)
             return try await body(SignedInStore(context: context, session: session, bucket: bucket))
         }

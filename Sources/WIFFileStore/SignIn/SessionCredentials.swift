@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import S3Partition
 import WIFCredentials
 
 /// Credentials of the stored sign-in, renewed when they are about to expire by sending the stored token
@@ -19,6 +20,7 @@ public actor SessionCredentials: CredentialProvider {
     private let httpClient: HTTPClient
     private let now: @Sendable () -> Date
     private let margin: TimeInterval
+    private let identityPool: IdentityPoolSignIn.Connection?
     private var rejectedKeyId: String?
     private var renewal: Task<AWSCredentials, any Error>?
 
@@ -32,10 +34,13 @@ public actor SessionCredentials: CredentialProvider {
     ///   - now: The clock deciding renewal.
     ///   - renewalMargin: Credentials closer than this to their expiry are renewed; `credentials` hands
     ///     out ones that last at least ``CredentialCache/minimumRemaining``.
+    ///   - identityPool: Where an identity-pool sign-in renews its credentials.
     public init(
         session: StoredSession, store: SessionStore, account: String?, federation: WebIdentityFederation, httpClient: HTTPClient,
-        now: @escaping @Sendable () -> Date = { Date() }, renewalMargin: TimeInterval = SessionCredentials.renewalMargin
+        now: @escaping @Sendable () -> Date = { Date() }, renewalMargin: TimeInterval = SessionCredentials.renewalMargin,
+        identityPool: IdentityPoolSignIn.Connection? = nil
     ) {
+        self.identityPool = identityPool
         self.session = session
         self.store = store
         self.account = account
@@ -80,6 +85,8 @@ public actor SessionCredentials: CredentialProvider {
         var token: String
         let now = self.now()
         switch self.session.token.kind {
+        case .guest:
+            return try await self.renewIdentity(token: nil, hint: hint, logger: logger)
         case .development, .token:
             guard let value = self.session.token.value else {
                 throw WIFCredentialsError.tokenUnavailable("the stored sign-in has no token; sign in again: \(hint)")
@@ -105,6 +112,9 @@ public actor SessionCredentials: CredentialProvider {
                 throw WIFCredentialsError.tokenExpired(
                     "the token in \(path) expired at \(Self.format(expiration)); put a fresh token there, or sign in again: \(hint)")
             }
+        }
+        if self.session.identityPool != nil {
+            return try await self.renewIdentity(token: token, hint: hint, logger: logger)
         }
         logger.debug("renewing the temporary credentials", metadata: ["wif.tool.subject": "\(self.session.subject)"])
         let result: AssumeRoleWithWebIdentityResult
@@ -134,6 +144,51 @@ public actor SessionCredentials: CredentialProvider {
         if session.token.kind == .file || session.token.kind == .oidc {
             session.token.expiration = UnverifiedJWTClaims(token: token)?.expiration
         }
+        return self.saving(session, credentials: result.credentials, logger: logger)
+    }
+
+    /// Renews an identity-pool sign-in's credentials with its kept identity id; a new identity, given when
+    /// the pool no longer knows the kept one, moves the sign-in's folders with it.
+    private func renewIdentity(token: String?, hint: String, logger: Logger) async throws -> AWSCredentials {
+        guard let pool = self.session.identityPool, let connection = self.identityPool else {
+            throw WIFCredentialsError.invalidConfiguration("the identity-pool sign-in cannot be renewed here; sign in again: \(hint)")
+        }
+        let login: (key: String, token: String)?
+        switch (pool.loginsKey, token) {
+        case (nil, _): login = nil
+        case (let key?, let token?): login = (key, token)
+        case (_?, nil): throw WIFCredentialsError.tokenUnavailable("the stored sign-in has no token; sign in again: \(hint)")
+        }
+        logger.debug("renewing the identity's credentials", metadata: ["wif.tool.identity_id": "\(pool.identityId)"])
+        let renewed: (credentials: AWSCredentials, identityId: String)
+        do {
+            renewed = try await IdentityPoolSignIn.credentials(
+                poolId: pool.poolId, login: login, identityId: pool.identityId, basicFlowRoleArn: pool.basicFlowRoleArn, connection: connection,
+                logger: logger)
+        } catch let error as WIFCredentialsError where SignIn.refusesIdentity(error) {
+            throw WIFCredentialsError.tokenExpired(
+                "the identity pool refused the sign-in while renewing credentials (\(error.reason)); sign in again: \(hint)")
+        }
+        var session = self.session
+        session.credentials = StoredSession.CredentialRecord(renewed.credentials)
+        if renewed.identityId != pool.identityId {
+            logger.warning(
+                "the identity pool no longer knows the identity; a new one was given, with empty folders",
+                metadata: ["wif.tool.identity_id": "\(pool.identityId)", "wif.tool.new_identity_id": "\(renewed.identityId)"])
+            session.identityPool?.identityId = renewed.identityId
+            session.subject = renewed.identityId
+            if let prefix = try? PartitionPrefix.make(template: session.partitionTemplate, userId: renewed.identityId) {
+                session.prefix = prefix.value
+            }
+        }
+        if let token, session.token.kind == .file || session.token.kind == .oidc {
+            session.token.expiration = UnverifiedJWTClaims(token: token)?.expiration
+        }
+        return self.saving(session, credentials: renewed.credentials, logger: logger)
+    }
+
+    /// Saves a renewed sign-in and serves its credentials.
+    private func saving(_ session: StoredSession, credentials: AWSCredentials, logger: Logger) -> AWSCredentials {
         do {
             try self.store.save(session)
         } catch {
@@ -142,7 +197,7 @@ public actor SessionCredentials: CredentialProvider {
         }
         self.session = session
         self.rejectedKeyId = nil
-        return result.credentials
+        return credentials
     }
 
     static func format(_ date: Date) -> String { date.formatted(.iso8601) }

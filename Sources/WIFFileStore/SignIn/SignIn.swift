@@ -56,8 +56,15 @@ public enum SignIn {
     ///   - account: The account name, `nil` for the default one.
     /// - Returns: A `wif-tool login` command line.
     public static func loginHint(for session: StoredSession, account: String?) -> String {
-        let accountFlag = account.map { " --account \($0)" } ?? ""
+        var accountFlag = account.map { " --account \($0)" } ?? ""
+        if let pool = session.identityPool {
+            accountFlag = " --identity-pool \(pool.poolId)" + accountFlag
+        }
         switch session.token.kind {
+        case .guest:
+            return "wif-tool login --guest\(accountFlag)"
+        case .development where session.identityPool != nil:
+            return "wif-tool login --dev USER --provider \(session.provider)\(accountFlag)"
         case .development:
             return "wif-tool login --dev \(session.subject) --provider \(session.provider)\(accountFlag)"
         case .token:
@@ -89,5 +96,7 @@ public enum SignIn {
     /// STS's codes for a refused token or refused credentials.
     static let refusedIdentityCodes: Set<String> = [
         "InvalidIdentityToken", "ExpiredTokenException", "ExpiredToken", "InvalidAccessKeyId", "InvalidClientTokenId", "SignatureDoesNotMatch",
+        // Cognito Identity's refusal of a login token, or of a guest where the pool admits none.
+        "NotAuthorizedException",
     ]
 }

@@ -46,7 +46,8 @@ public enum SignedInCredentials {
                 roleArn: session.roleArn, bucket: session.bucket, partitionTemplate: session.partitionTemplate, stsRegion: session.region)
             let provider = SessionCredentials(
                 session: session, store: store, account: configuration.account, federation: federation, httpClient: context.httpClient,
-                now: now, renewalMargin: margin)
+                now: now, renewalMargin: margin,
+                identityPool: session.identityPool.map { IdentityPoolSignIn.Connection(context, stored: $0.endpoint) })
             return try await provider.getCredentials(logger: logger)
         }
     }

@@ -25,8 +25,15 @@ public struct SessionSummary: Encodable, Sendable {
     public var credentialsExpired: Bool
     /// When the token expires, when known.
     public var tokenExpiration: Date?
-    /// Where the token comes from: `development`, `token`, `file PATH`, `oidc account NAME`.
+    /// Where the token comes from: `development`, `token`, `file PATH`, `oidc account NAME`, `none (guest)`.
     public var tokenSource: String
+    /// The identity pool of an identity-pool sign-in.
+    public var identityPool: String?
+    /// The identity id of an identity-pool sign-in.
+    public var identityId: String?
+    /// Why the pool gave ``role``: `guest`, `authenticated`, `rule`, `token`, or `pool` when the
+    /// service does not say.
+    public var roleReason: String?
 
     /// Summarizes a sign-in.
     /// - Parameters:
@@ -50,7 +57,11 @@ public struct SessionSummary: Encodable, Sendable {
         case .token: self.tokenSource = "token"
         case .file: self.tokenSource = "file \(session.token.path ?? "")"
         case .oidc: self.tokenSource = "oidc account \(session.token.account ?? "")"
+        case .guest: self.tokenSource = "none (guest)"
         }
+        self.identityPool = session.identityPool?.poolId
+        self.identityId = session.identityPool?.identityId
+        self.roleReason = session.identityPool?.roleReason
     }
 
     /// The `label` and `value` of each line a person is shown, in order.
@@ -60,8 +71,12 @@ public struct SessionSummary: Encodable, Sendable {
             ("endpoint", StoreRuntime.describe(target: self.endpoint)),
             ("provider", self.provider),
             ("subject", self.subject),
-            ("role", self.role),
         ]
+        if let identityPool, let identityId {
+            rows.append(("identity pool", identityPool))
+            rows.append(("identity id", identityId))
+        }
+        rows.append(("role", self.role + (self.roleReason.map { " (\(Self.explain(reason: $0)))" } ?? "")))
         if let assumedRole { rows.append(("assumed role", assumedRole)) }
         rows.append(("bucket", self.bucket))
         rows.append(("prefix", self.prefix))
@@ -70,6 +85,17 @@ public struct SessionSummary: Encodable, Sendable {
         rows.append(("credentials", self.credentialsExpired ? "expired at \(expiry) (renewed on next use)" : "valid until \(expiry)"))
         rows.append(("token", self.tokenSource + (self.tokenExpiration.map { ", valid until \($0.formatted(.iso8601))" } ?? "")))
         return rows
+    }
+
+    /// What a role reason means, for people.
+    static func explain(reason: String) -> String {
+        switch reason {
+        case "guest": return "guest: the pool's unauthenticated role"
+        case "authenticated": return "signed in: the pool's authenticated role"
+        case "rule": return "chosen by a rule of the pool's role mapping"
+        case "token": return "named by the token's cognito:preferred_role or cognito:roles"
+        default: return "chosen by the pool"
+        }
     }
 
     /// Aligned `label  value` lines, the values as they are (a terminal program escapes ``rows`` instead).

@@ -19,6 +19,8 @@ public struct StoredSession: Codable, Sendable, CustomStringConvertible {
             /// An OpenID Connect sign-in (`login --issuer`): the ID token comes from the OAuth account
             /// ``TokenRecord/account`` in the encrypted store, renewed with its refresh token.
             case oidc
+            /// A guest of an identity pool (`login --guest`): there is no token.
+            case guest
         }
 
         /// How the token is had again.
@@ -69,6 +71,36 @@ public struct StoredSession: Codable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// An identity-pool sign-in: the pool, the identity and how its role was chosen.
+    public struct IdentityPoolRecord: Codable, Sendable, Hashable {
+        /// The pool, `REGION:UUID`.
+        public var poolId: String
+        /// The identity id, kept and sent again at every renewal (it is also ``StoredSession/subject``).
+        public var identityId: String
+        /// The logins key of the provider signed in with; `nil` for a guest.
+        public var loginsKey: String?
+        /// Why the pool gave this role: `guest`, `authenticated`, `rule`, `token`, or `pool` when the
+        /// service does not say.
+        public var roleReason: String
+        /// The Cognito Identity endpoint of a remote sign-in; `nil` for the region's (and on the
+        /// embedded stack, whose port changes).
+        public var endpoint: String?
+        /// The role of the basic flow (`GetOpenIdToken`, then STS); `nil` for the enhanced flow.
+        public var basicFlowRoleArn: String?
+
+        /// Creates a record.
+        public init(
+            poolId: String, identityId: String, loginsKey: String?, roleReason: String, endpoint: String?, basicFlowRoleArn: String? = nil
+        ) {
+            self.poolId = poolId
+            self.identityId = identityId
+            self.loginsKey = loginsKey
+            self.roleReason = roleReason
+            self.endpoint = endpoint
+            self.basicFlowRoleArn = basicFlowRoleArn
+        }
+    }
+
     /// The format version of the stored sign-in.
     public var version = 1
     /// `embedded`, or the S3 endpoint URL the session was made for.
@@ -101,6 +133,8 @@ public struct StoredSession: Codable, Sendable, CustomStringConvertible {
     public var credentials: CredentialRecord
     /// When the user signed in.
     public var signedInAt: Date
+    /// The identity pool of a `login --identity-pool` sign-in; `nil` for a sign-in through STS alone.
+    public var identityPool: IdentityPoolRecord?
 
     /// Who and where, without the token or the credentials.
     public var description: String {
@@ -111,7 +145,7 @@ public struct StoredSession: Codable, Sendable, CustomStringConvertible {
     public init(
         target: String, stsEndpoint: String?, region: String, provider: String, providerId: String?, subject: String, roleArn: String,
         assumedRoleArn: String?, roleSessionName: String, bucket: String, prefix: String, partitionTemplate: String, token: TokenRecord,
-        credentials: CredentialRecord, signedInAt: Date
+        credentials: CredentialRecord, signedInAt: Date, identityPool: IdentityPoolRecord? = nil
     ) {
         self.target = target
         self.stsEndpoint = stsEndpoint
@@ -128,5 +162,6 @@ public struct StoredSession: Codable, Sendable, CustomStringConvertible {
         self.token = token
         self.credentials = credentials
         self.signedInAt = signedInAt
+        self.identityPool = identityPool
     }
 }

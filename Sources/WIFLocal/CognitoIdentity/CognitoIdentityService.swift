@@ -40,7 +40,8 @@ struct CognitoIdentityService: Sendable {
         self.state = state
         self.sts = sts
         self.tokens = try DevelopmentTokenIssuer(state: state)
-        self.registry = IdentityRegistry(key: try state.data.secret(named: IdentityRegistry.keyFileName))
+        self.registry = try IdentityRegistry.opened(
+            key: try state.data.secret(named: IdentityRegistry.keyFileName), journalPath: state.data.root + "/" + IdentityJournal.fileName)
     }
 
     /// Whether a request is a Cognito Identity call: a `POST` whose `X-Amz-Target` names the service.

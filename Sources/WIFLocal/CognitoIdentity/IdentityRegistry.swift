@@ -6,8 +6,11 @@ import Synchronization
 ///
 /// An identity first created from a login gets an id derived from (pool, logins key, subject) with the
 /// stack's identity key, so the same user gets the same identity id after a restart; a guest identity's
-/// id is random. Identities are kept in memory: a guest identity is forgotten when the stack stops, and
-/// its holder is told `ResourceNotFoundException`, as when AWS deletes one.
+/// id is random. A registry opened with ``opened(key:journalPath:maximumIdentities:)`` writes every
+/// change to an ``IdentityJournal`` and reads it back when the stack starts again, so guests and the
+/// logins linked to them outlive restarts; one made with ``init(key:maximumIdentities:)`` keeps them in
+/// memory only, and a forgotten identity's holder is told `ResourceNotFoundException`, as when AWS
+/// deletes one.
 final class IdentityRegistry: Sendable {
     /// One identity.
     struct Identity: Sendable, Hashable {
@@ -42,11 +45,48 @@ final class IdentityRegistry: Sendable {
 
     private let key: SymmetricKey
     private let maximumIdentities: Int
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+    private let journal: IdentityJournal?
 
-    init(key: SymmetricKey, maximumIdentities: Int = IdentityRegistry.defaultMaximumIdentities) {
+    /// A registry kept in memory only.
+    convenience init(key: SymmetricKey, maximumIdentities: Int = IdentityRegistry.defaultMaximumIdentities) {
+        self.init(key: key, maximumIdentities: maximumIdentities, journal: nil, state: State())
+    }
+
+    private init(key: SymmetricKey, maximumIdentities: Int, journal: IdentityJournal?, state: State) {
         self.key = key
         self.maximumIdentities = maximumIdentities
+        self.journal = journal
+        self.state = Mutex(state)
+    }
+
+    /// A registry with the identities of the journal at `journalPath`, which records every later change.
+    /// - Throws: ``LocalStackError`` when the journal cannot be read or opened, or a line of it is not an entry.
+    static func opened(
+        key: SymmetricKey, journalPath: String, maximumIdentities: Int = IdentityRegistry.defaultMaximumIdentities
+    ) throws(LocalStackError) -> IdentityRegistry {
+        var state = State()
+        for entry in try IdentityJournal.read(path: journalPath) {
+            switch entry {
+            case .create(let id, let poolId, let at):
+                guard state.identities[id] == nil else { continue }
+                state.identities[id] = Identity(id: id, poolId: poolId, logins: [:], created: at, modified: at)
+                state.byPool[poolId, default: []].append(id)
+            case .link(let id, let key, let subject, let at):
+                _ = Self.link([Login(key: key, subject: subject)], to: id, in: &state, now: at)
+            }
+        }
+        let journal = try IdentityJournal(path: journalPath)
+        return IdentityRegistry(key: key, maximumIdentities: maximumIdentities, journal: journal, state: state)
+    }
+
+    /// Records changes made under the lock.
+    private func record(_ entries: [IdentityJournal.Entry]) throws(AWSErrorResponse) {
+        do {
+            try self.journal?.append(entries)
+        } catch {
+            throw AWSErrorResponse("InternalErrorException", "The identity could not be saved: \(error.message)", status: .internalServerError)
+        }
     }
 
     /// An identity by id.
@@ -64,6 +104,7 @@ final class IdentityRegistry: Sendable {
             guard state.identities.count < self.maximumIdentities else { throw self.full }
             state.identities[identity.id] = identity
             state.byPool[poolId, default: []].append(identity.id)
+            try self.record([.create(id: identity.id, poolId: poolId, at: now)])
         }
         return identity
     }
@@ -79,12 +120,15 @@ final class IdentityRegistry: Sendable {
             let linked = Set(logins.compactMap { state.linked[Self.linkKey(poolId, $0)] })
             guard linked.count <= 1 else { throw Self.conflict }
             let id = linked.first ?? derived
+            var entries: [IdentityJournal.Entry] = []
             if state.identities[id] == nil {
                 guard state.identities.count < self.maximumIdentities else { throw self.full }
                 state.identities[id] = Identity(id: id, poolId: poolId, logins: [:], created: now, modified: now)
                 state.byPool[poolId, default: []].append(id)
+                entries.append(.create(id: id, poolId: poolId, at: now))
             }
-            Self.link(logins, to: id, in: &state, now: now)
+            entries += Self.link(logins, to: id, in: &state, now: now)
+            try self.record(entries)
             return state.identities[id] ?? Identity(id: id, poolId: poolId, logins: [:], created: now, modified: now)
         }
     }
@@ -98,7 +142,7 @@ final class IdentityRegistry: Sendable {
             for login in logins {
                 if let other = state.linked[Self.linkKey(identity.poolId, login)], other != id { throw Self.conflict }
             }
-            Self.link(logins, to: id, in: &state, now: now)
+            try self.record(Self.link(logins, to: id, in: &state, now: now))
             return state.identities[id]
         }
     }
@@ -120,9 +164,10 @@ final class IdentityRegistry: Sendable {
         AWSErrorResponse("LimitExceededException", "The stack keeps at most \(self.maximumIdentities) identities; restart it to forget guest identities.")
     }
 
-    private static func link(_ logins: [Login], to id: String, in state: inout State, now: Int64) {
-        guard var identity = state.identities[id] else { return }
-        var changed = false
+    /// Links logins to an identity, returning the journal entries of the links that changed.
+    private static func link(_ logins: [Login], to id: String, in state: inout State, now: Int64) -> [IdentityJournal.Entry] {
+        guard var identity = state.identities[id] else { return [] }
+        var entries: [IdentityJournal.Entry] = []
         for login in logins where identity.logins[login.key] != login.subject {
             if let previous = identity.logins[login.key] {
                 // One login per provider: a new user of the same provider replaces the earlier one.
@@ -130,10 +175,11 @@ final class IdentityRegistry: Sendable {
             }
             identity.logins[login.key] = login.subject
             state.linked[Self.linkKey(identity.poolId, login)] = id
-            changed = true
+            entries.append(.link(id: id, key: login.key, subject: login.subject, at: now))
         }
-        if changed { identity.modified = now }
+        if !entries.isEmpty { identity.modified = now }
         state.identities[id] = identity
+        return entries
     }
 
     private static func linkKey(_ poolId: String, _ login: Login) -> String {

@@ -60,7 +60,7 @@ public struct SignedInStore: Sendable {
             session.partitionTemplate = folder.template
             session.subject = folder.id
         } else if identity != nil {
-            throw FileStoreError.invalidSetting("--identity goes with --level protected")
+            throw FileStoreError.invalidSetting("--identity goes with --level protected (or private)")
         }
         // Refuse a folder the template cannot name before starting anything.
         let prefix: PartitionPrefix

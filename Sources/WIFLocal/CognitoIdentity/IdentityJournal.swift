@@ -29,14 +29,22 @@ final class IdentityJournal: Sendable {
     private let descriptor: Int32
 
     /// Opens the journal for appending, creating it (mode 0600) when missing.
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - length: The length of its complete lines, from ``read(path:)``: a line cut short after them is
+    ///     removed, so the next entry starts a line of its own.
     /// - Throws: ``LocalStackError`` when it cannot be opened.
-    init(path: String) throws(LocalStackError) {
+    init(path: String, keeping length: Int) throws(LocalStackError) {
         self.path = path
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw LocalStackError("cannot open the identity journal \(path): \(String(cString: strerror(errno)))")
         }
         self.descriptor = descriptor
+        var status = stat()
+        if fstat(descriptor, &status) == 0, Int(status.st_size) > length, ftruncate(descriptor, off_t(length)) != 0 {
+            throw LocalStackError("cannot remove the unfinished last line of the identity journal \(path): \(String(cString: strerror(errno)))")
+        }
     }
 
     deinit {
@@ -44,10 +52,12 @@ final class IdentityJournal: Sendable {
     }
 
     /// Reads the entries of a journal; none when the file does not exist.
+    /// - Returns: The entries, and the length of the complete lines they were read from.
     /// - Throws: ``LocalStackError`` naming the line that is not an entry; a last line without its
     ///   newline (a write cut short) is skipped, not reported.
-    static func read(path: String) throws(LocalStackError) -> [Entry] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+    static func read(path: String) throws(LocalStackError) -> (entries: [Entry], length: Int) {
+        guard let data = FileManager.default.contents(atPath: path) else { return ([], 0) }
+        let length = (data.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? data.startIndex) - data.startIndex
         var entries: [Entry] = []
         var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         // What follows the last newline is either nothing or a line whose write did not finish.
@@ -59,7 +69,7 @@ final class IdentityJournal: Sendable {
             }
             entries.append(entry)
         }
-        return entries
+        return (entries, length)
     }
 
     /// Appends entries. A failed write is reported to the caller, whose change then stands in memory only.

@@ -66,7 +66,8 @@ final class IdentityRegistry: Sendable {
         key: SymmetricKey, journalPath: String, maximumIdentities: Int = IdentityRegistry.defaultMaximumIdentities
     ) throws(LocalStackError) -> IdentityRegistry {
         var state = State()
-        for entry in try IdentityJournal.read(path: journalPath) {
+        let (entries, length) = try IdentityJournal.read(path: journalPath)
+        for entry in entries {
             switch entry {
             case .create(let id, let poolId, let at):
                 guard state.identities[id] == nil else { continue }
@@ -76,7 +77,7 @@ final class IdentityRegistry: Sendable {
                 _ = Self.link([Login(key: key, subject: subject)], to: id, in: &state, now: at)
             }
         }
-        let journal = try IdentityJournal(path: journalPath)
+        let journal = try IdentityJournal(path: journalPath, keeping: length)
         return IdentityRegistry(key: key, maximumIdentities: maximumIdentities, journal: journal, state: state)
     }
 

@@ -1,5 +1,7 @@
 import Crypto
+import Foundation
 import Testing
+import WIFTestSupport
 @testable import WIFLocal
 
 /// The identity registry: ids derived from logins, linking, conflicts, listing and its size limit.
@@ -51,5 +53,49 @@ import Testing
         #expect(full.code == "LimitExceededException")
         #expect(throws: AWSErrorResponse.self) { _ = try registry.resolve(poolId: Self.pool, logins: [Self.bob], now: 1) }
         #expect(try registry.resolve(poolId: Self.pool, logins: [Self.alice], now: 2).id == alice.id)
+    }
+
+    @Test func aJournaledRegistryFindsItsGuestsAndLinksAfterARestart() throws {
+        let folder = try TemporaryFolder("identities")
+        let path = folder.file(IdentityJournal.fileName)
+        let key = SymmetricKey(size: .bits256)
+        let first = try IdentityRegistry.opened(key: key, journalPath: path)
+        let guest = try first.newGuest(poolId: Self.pool, now: 1)
+        let other = try first.newGuest(poolId: Self.pool, now: 2)
+        // The guest signs in: the login is linked to the guest's identity.
+        _ = try first.link([Self.alice], to: guest.id, now: 3)
+        let bob = try first.resolve(poolId: Self.pool, logins: [Self.bob], now: 4)
+
+        let restarted = try IdentityRegistry.opened(key: key, journalPath: path)
+        #expect(restarted.identity(guest.id) == IdentityRegistry.Identity(
+            id: guest.id, poolId: Self.pool, logins: ["accounts.google.com": "alice"], created: 1, modified: 3))
+        #expect(restarted.identity(other.id)?.logins.isEmpty == true)
+        #expect(try restarted.resolve(poolId: Self.pool, logins: [Self.alice], now: 5).id == guest.id)
+        #expect(try restarted.resolve(poolId: Self.pool, logins: [Self.bob], now: 5).id == bob.id)
+        #expect(restarted.list(poolId: Self.pool, maximum: 10, after: nil).identities.map(\.id) == [guest.id, other.id, bob.id])
+        // A login linked before the restart still conflicts with another identity.
+        #expect(throws: AWSErrorResponse.self) { _ = try restarted.link([Self.alice], to: other.id, now: 6) }
+        // A registry without a journal forgets its guests.
+        #expect(IdentityRegistry(key: key).identity(guest.id) == nil)
+    }
+
+    @Test func aLastLineCutShortIsIgnoredAndADamagedLineIsNamed() throws {
+        let folder = try TemporaryFolder("identities")
+        let path = folder.file(IdentityJournal.fileName)
+        let key = SymmetricKey(size: .bits256)
+        let guest = try IdentityRegistry.opened(key: key, journalPath: path).newGuest(poolId: Self.pool, now: 1)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(#"{"op":"link","id":"#.utf8))
+        try handle.close()
+        let reopened = try IdentityRegistry.opened(key: key, journalPath: path)
+        #expect(reopened.identity(guest.id) != nil)
+        // The unfinished line is gone, so what is written next reads back.
+        let next = try reopened.newGuest(poolId: Self.pool, now: 2)
+        #expect(try IdentityRegistry.opened(key: key, journalPath: path).identity(next.id) != nil)
+
+        try Data("{\"op\":\"create\"}\n".utf8).write(to: URL(fileURLWithPath: path))
+        let error = try #require(throws: LocalStackError.self) { _ = try IdentityRegistry.opened(key: key, journalPath: path) }
+        #expect(error.description.contains("line 1 of the identity journal \(path)"), "\(error)")
     }
 }

@@ -19,7 +19,10 @@ extension WIFTool {
                 role, whose policy gives each of them only their own folder (google/<id>/). Each uploads, \
                 lists and downloads a file; then bob tries alice's file and folder and is refused \
                 (AccessDenied is the expected outcome), and a name that would leave his folder is refused \
-                before anything is sent. Every step and its result is printed (--json: {"ok", "steps": \
+                before anything is sent. Then the stack's identity pool, as Amplify's storage uses one: a \
+                guest reads public/ and cannot write; alice and bob sign in through the pool with the same \
+                tokens; alice writes public/ and her protected/<identity id>/ folder; bob reads her \
+                protected file but not her private folder. Every step and its result is printed (--json: {"ok", "steps": \
                 [{"step", "actor", "action", "expected", "outcome", "ok"}]}).
 
                 Exit status: 0 when every step behaved as expected; 1 otherwise.
@@ -147,8 +150,92 @@ struct DemoScript {
                 actor: "alice", action: "reads notes.txt again", expected: "her file, untouched by bob",
                 outcome: stillThere == aliceText ? "unchanged (\(aliceText.utf8.count) bytes)" : "content changed",
                 ok: stillThere == aliceText)
+            try await self.identityPoolSteps()
         } catch is StepFailed {
             return
+        }
+    }
+
+    /// An identity of the stack's pool: its id and an S3 client with its credentials.
+    struct PoolIdentity {
+        var name: String
+        var identityId: String
+        var client: S3Client
+        var bucket: String
+
+        /// The identity's folder of a level, or `identity`'s.
+        func folder(_ level: StorageLevel, of identity: String? = nil) throws -> PartitionedBucket {
+            let folder = level.folder(identityId: identity ?? self.identityId)
+            return try PartitionedBucket(
+                client: self.client, bucket: self.bucket, prefix: try PartitionPrefix.make(template: folder.template, userId: folder.id))
+        }
+
+        /// The identity as a user of the other steps' helpers, in a level's folder.
+        func user(_ level: StorageLevel, of identity: String? = nil) throws -> User {
+            User(name: self.name, bucket: try self.folder(level, of: identity), client: self.client)
+        }
+    }
+
+    /// The identity pool: guest access, Amplify's public and protected folders, and a private folder
+    /// nobody else reads.
+    private func identityPoolSteps() async throws {
+        guard let pool = self.endpoint.configuration.identityPools.first else { return }
+        let guest = try await self.signIn(pool: pool, user: nil)
+        let alice = try await self.signIn(pool: pool, user: "alice")
+        let bob = try await self.signIn(pool: pool, user: "bob")
+        let hello = "hello from alice, for everyone\n"
+        let card = "alice's card: signed-in users may read this\n"
+        try await self.put(try alice.user(.public), name: "hello.txt", text: hello, expected: "stored in public/, which signed-in users may write")
+        try await self.put(try alice.user(.protected), name: "card.txt", text: card, expected: "stored in her protected folder")
+        try await self.get(try guest.user(.public), name: "hello.txt", expecting: hello, expected: "alice's public file: guests read public/")
+        try await self.expectDenied(try guest.user(.public), action: "writes public/graffiti.txt") {
+            _ = try await guest.folder(.public).put("graffiti.txt", bytes: Array("x".utf8), logger: self.logger)
+        }
+        try await self.get(
+            try bob.user(.protected, of: alice.identityId), name: "card.txt", expecting: card,
+            expected: "alice's protected file: signed-in users read protected/")
+        try await self.expectDenied(bob, action: "lists alice's private folder private/\(alice.identityId)/") {
+            _ = try await bob.folder(.private, of: alice.identityId).list(logger: self.logger).objects.first { _ in true }
+        }
+    }
+
+    private func expectDenied(_ identity: PoolIdentity, action: String, _ body: () async throws -> Void) async throws {
+        try await self.expectDenied(try identity.user(.private), action: action, body)
+    }
+
+    private func signIn(pool: IdentityPoolDefinition, user: String?) async throws -> PoolIdentity {
+        let name = user.map { "\($0) (identity pool)" } ?? "guest"
+        let action = user == nil ? "signs in as a guest of the identity pool" : "signs in to the identity pool with the same \(Self.provider) token"
+        let expected = user == nil ? "a new identity with the pool's guest role" : "an identity of their own with the pool's authenticated role"
+        do {
+            var login: (key: String, token: String)?
+            if let user {
+                let token = try self.endpoint.developmentToken(provider: Self.provider, user: user)
+                guard let key = self.endpoint.configuration.provider(named: Self.provider)?.loginsKey else {
+                    throw CommandFailure(status: .failure, message: "the pool has no logins key for \(Self.provider)")
+                }
+                login = (key, token.token)
+            }
+            guard let url = URL(string: self.endpoint.url) else {
+                throw CommandFailure(status: .failure, message: "the local stack reported an unusable address \(self.endpoint.url)")
+            }
+            let connection = IdentityPoolSignIn.Connection(endpoint: self.endpoint.url, stsEndpoint: url, httpClient: self.httpClient)
+            let issued = try await IdentityPoolSignIn.credentials(
+                poolId: pool.id, login: login, identityId: nil, basicFlowRoleArn: nil, connection: connection, logger: self.logger)
+            let region = self.endpoint.configuration.region
+            let role = await IdentityPoolSignIn.role(of: issued.credentials, region: region, connection: connection, logger: self.logger)
+            let client = try S3Client(
+                configuration: S3Client.Configuration(region: region, endpoint: self.endpoint.url),
+                credentialProvider: StaticCredentialProvider(credentials: issued.credentials), environment: [:], httpClient: self.httpClient)
+            let bucket = role.flatMap { self.endpoint.configuration.role(arn: $0)?.bucket } ?? "wif-personal"
+            let roleName = role?.split(separator: "/").last.map(String.init) ?? "unknown"
+            self.recorder.record(
+                actor: name, action: action, expected: expected, outcome: "identity \(issued.identityId), role \(roleName)",
+                ok: role == (user == nil ? pool.roles.unauthenticated : pool.roles.authenticated))
+            return PoolIdentity(name: name, identityId: issued.identityId, client: client, bucket: bucket)
+        } catch {
+            self.recorder.record(actor: name, action: action, expected: expected, outcome: Self.describe(error), ok: false)
+            throw StepFailed()
         }
     }
 
@@ -185,17 +272,17 @@ struct DemoScript {
         }
     }
 
-    private func put(_ user: User, name: String, text: String) async throws {
+    private func put(_ user: User, name: String, text: String, expected: String = "stored in their own folder") async throws {
         let path = self.work.appendingPathComponent("\(user.name)-\(name)")
         let action = "uploads \(name)"
         do {
             try Data(text.utf8).write(to: path)
             let result = try await user.bucket.put(name, fromFile: path.path, logger: self.logger)
             self.recorder.record(
-                actor: user.name, action: action, expected: "stored in their own folder",
+                actor: user.name, action: action, expected: expected,
                 outcome: "stored s3://\(user.bucket.bucket)/\(user.bucket.prefix.value)\(name) (\(result.size) bytes)", ok: true)
         } catch {
-            self.recorder.record(actor: user.name, action: action, expected: "stored in their own folder", outcome: Self.describe(error), ok: false)
+            self.recorder.record(actor: user.name, action: action, expected: expected, outcome: Self.describe(error), ok: false)
             throw StepFailed()
         }
     }
@@ -214,16 +301,16 @@ struct DemoScript {
         }
     }
 
-    private func get(_ user: User, name: String, expecting text: String) async throws {
-        let action = "downloads \(name)"
+    private func get(_ user: User, name: String, expecting text: String, expected: String = "their own content back") async throws {
+        let action = "downloads \(user.bucket.prefix.value)\(name)"
         do {
             let content = try await self.readText(user, name: name)
             self.recorder.record(
-                actor: user.name, action: action, expected: "their own content back",
+                actor: user.name, action: action, expected: expected,
                 outcome: content == text ? "\"\(text.trimmingCharacters(in: .newlines))\"" : "different content: \"\(content)\"",
                 ok: content == text)
         } catch {
-            self.recorder.record(actor: user.name, action: action, expected: "their own content back", outcome: Self.describe(error), ok: false)
+            self.recorder.record(actor: user.name, action: action, expected: expected, outcome: Self.describe(error), ok: false)
             throw StepFailed()
         }
     }

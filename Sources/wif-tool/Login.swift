@@ -32,6 +32,20 @@ extension WIFTool {
                 are renewed, are kept as an OAuth account in the encrypted store ('wif-tool accounts' lists \
                 them; 'wif-tool logout --revoke' revokes the refresh token at the issuer).
 
+                With an identity pool (Amazon Cognito Identity, or the embedded stack's pool \
+                us-east-1:00000000-0000-4000-8000-000000000001), --identity-pool ID signs in through the pool: \
+                --guest as a guest with its unauthenticated role, or with the token of --dev, --token, \
+                --token-file or --issuer, sent as the login of its provider (accounts.google.com, \
+                graph.facebook.com, www.amazon.com, else the token issuer's host and path). The pool chooses \
+                the role (its authenticated role, a rule of its role mapping such as a group claim, or the \
+                token's cognito:preferred_role); with --role-arn the basic flow assumes that role instead. \
+                The identity id is kept and sent again at every renewal, and a guest who signs in keeps it. \
+                The folders are Amplify's: private/IDENTITY/ (the default), protected/IDENTITY/ and public/, \
+                chosen with --level on put, list, get and rm. 'whoami' shows the identity, the role and why \
+                the pool chose it. The Cognito Identity endpoint is --cognito-endpoint, WIF_COGNITO_ENDPOINT, \
+                the STS endpoint when it is not AWS's ('wif-tool local serve' answers both), else the pool \
+                region's.
+
                 The session (token source, role, temporary credentials and their expiry) is kept in the \
                 encrypted store $WIF_HOME/secrets.enc (default ~/.wif; one entry per --account), AES-GCM, \
                 mode 0600; nothing secret is written in the clear. Its key: a passphrase from WIF_PASSPHRASE \
@@ -41,9 +55,11 @@ extension WIFTool {
                 Expired credentials are renewed on use while the token is valid.
 
                 Exit status: 0 signed in; 3 the token was refused or has expired, or the store's passphrase \
-                or key file is wrong; 4 the role's trust policy refused the identity; 6 a file could not be \
-                read or written; 7 STS could not be reached; 8 the encrypted store is damaged, truncated, \
-                not a store, or from a newer wif-tool (it is left untouched); 64 bad options.
+                or key file is wrong; 4 the role's trust policy refused the identity, or the identity pool \
+                refused a guest or has no role it may give; 6 a file could not be read or written; 7 STS or \
+                the identity pool could not be reached; 8 the encrypted store is damaged, truncated, \
+                not a store, or from a newer wif-tool (it is left untouched); 64 bad options, or no such \
+                identity pool.
                 """
         )
 

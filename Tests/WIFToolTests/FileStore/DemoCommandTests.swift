@@ -12,6 +12,8 @@ import Testing
             "alice: signs in", "bob: signs in", "alice: uploads notes.txt", "bob: lists their folder",
             "bob: reads alice's file s3://wif-personal/google/alice/notes.txt", "AccessDenied (as expected)",
             "refused before sending", "steps behaved as expected",
+            "guest: signs in as a guest of the identity pool", "guest: writes public/graffiti.txt",
+            "bob (identity pool): downloads protected/us-east-1:", "bob (identity pool): lists alice's private folder private/us-east-1:",
         ] {
             #expect(result.stdout.contains(text), "missing \(text)")
         }
@@ -29,11 +31,11 @@ import Testing
         #expect(output["ok"] as? Bool == true)
         let steps = try #require(output["steps"] as? [[String: Any]])
         #expect(steps.count >= 10)
-        #expect(Set(steps.compactMap { $0["actor"] as? String }) == ["alice", "bob"])
+        #expect(Set(steps.compactMap { $0["actor"] as? String }) == ["alice", "bob", "guest", "alice (identity pool)", "bob (identity pool)"])
         #expect(steps.allSatisfy { $0["ok"] as? Bool == true })
         #expect(steps.compactMap { $0["step"] as? Int } == Array(1...steps.count))
         let denials = steps.filter { ($0["outcome"] as? String)?.hasPrefix("AccessDenied") == true }
-        #expect(denials.count == 3)
-        #expect(denials.allSatisfy { $0["actor"] as? String == "bob" })
+        #expect(denials.count == 5)
+        #expect(denials.map { $0["actor"] as? String } == ["bob", "bob", "bob", "guest", "bob (identity pool)"])
     }
 }

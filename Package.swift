@@ -118,6 +118,7 @@ let package = Package(
                 "WIFFoundation",
                 "WIFCredentials",
                 "PolicyEngine",
+                "AccessRules",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

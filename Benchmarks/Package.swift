@@ -25,6 +25,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "WIFCredentials", package: "swift-wif"),
+                .product(name: "WIFLocal", package: "swift-wif"),
             ],
             path: "Benchmarks/CredentialsBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -9,6 +9,7 @@ public struct AccessRulesError: Error, Sendable, Hashable, CustomStringConvertib
             case malformedSchema
             case malformedJSON
             case invalidRules
+            case unsupportedConstruct
         }
 
         let base: Base
@@ -19,6 +20,9 @@ public struct AccessRulesError: Error, Sendable, Hashable, CustomStringConvertib
         public static let malformedJSON = Code(base: .malformedJSON)
         /// The text parses but its rules are wrong; see ``AccessRulesError/diagnostics``.
         public static let invalidRules = Code(base: .invalidRules)
+        /// The rules are valid but the target cannot express one of their constructs; the reason names
+        /// the path and the construct.
+        public static let unsupportedConstruct = Code(base: .unsupportedConstruct)
 
         /// A short textual form.
         public var description: String { self.base.rawValue }

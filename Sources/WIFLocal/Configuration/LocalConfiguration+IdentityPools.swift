@@ -1,3 +1,4 @@
+import AccessRules
 import PolicyEngine
 import WIFFoundation
 
@@ -71,95 +72,22 @@ extension RoleDefinition {
     /// The three roles of an identity pool with Amplify's storage layout in `bucket`: guests read
     /// `public/`; signed-in users also write `public/`, read every `protected/` folder, and own
     /// `protected/<identity id>/` and `private/<identity id>/`; admins do everything under all three.
+    /// Their policies are what ``StorageCompiler`` makes of ``StorageRules/amplifyDefault(bucket:)``,
+    /// proved equal to those rules by ``StorageProof``.
     public static func identityPoolRoles(poolId: String, bucket: String) -> [RoleDefinition] {
-        [
+        // The default rules always compile; were they ever not to, the roles would allow nothing.
+        let compiled = try? StorageCompiler(identityPoolId: poolId).compile(.amplifyDefault(bucket: bucket))
+        func role(_ name: String, _ role: CompiledStoragePolicies.Role) -> RoleDefinition {
             RoleDefinition(
-                name: Self.identityPoolAuthenticatedRole, trustPolicy: PolicyTemplates.identityPoolTrust(poolId: poolId, amr: "authenticated"),
-                permissionPolicies: [PolicyTemplates.amplifyStorage(bucket: bucket, level: .authenticated)], bucket: bucket),
-            RoleDefinition(
-                name: Self.identityPoolUnauthenticatedRole,
-                trustPolicy: PolicyTemplates.identityPoolTrust(poolId: poolId, amr: "unauthenticated"),
-                permissionPolicies: [PolicyTemplates.amplifyStorage(bucket: bucket, level: .guest)], bucket: bucket),
-            RoleDefinition(
-                name: Self.identityPoolAdminRole, trustPolicy: PolicyTemplates.identityPoolTrust(poolId: poolId, amr: "authenticated"),
-                permissionPolicies: [PolicyTemplates.amplifyStorage(bucket: bucket, level: .admin)], bucket: bucket),
+                name: name,
+                trustPolicy: compiled?.trustPolicies[role]
+                    ?? StorageCompiler.trustPolicy(poolId: poolId, amr: role == .unauthenticated ? "unauthenticated" : "authenticated"),
+                permissionPolicies: compiled?.policies[role].map { [$0] } ?? [], bucket: bucket)
+        }
+        return [
+            role(Self.identityPoolAuthenticatedRole, .authenticated),
+            role(Self.identityPoolUnauthenticatedRole, .unauthenticated),
+            role(Self.identityPoolAdminRole, .group(StorageRules.adminGroup)),
         ]
-    }
-}
-
-extension PolicyTemplates {
-    /// Who an Amplify storage policy is for.
-    public enum AmplifyAccess: Sendable {
-        /// Guests: read `public/`.
-        case guest
-        /// Signed-in users: `public/` read and write, `protected/` read, their own `protected/` and `private/` folders.
-        case authenticated
-        /// Admins: everything under `public/`, `protected/` and `private/`.
-        case admin
-    }
-
-    /// Amplify's storage layout as a permissions policy; folders are keyed by
-    /// `${cognito-identity.amazonaws.com:sub}`, the identity id.
-    public static func amplifyStorage(bucket: String, level: AmplifyAccess) -> String {
-        let own = "${cognito-identity.amazonaws.com:sub}"
-        let objects = { (paths: [String]) in paths.map { "arn:aws:s3:::\(bucket)/\($0)" } }
-        let readWrite = ["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"]
-        let list = { (prefixes: [String]) in
-            Statement(
-                sid: "List", effect: .allow, action: .action(["s3:ListBucket"]), resource: .resource(["arn:aws:s3:::\(bucket)"]),
-                conditions: [Condition(.stringLike, key: "s3:prefix", values: prefixes.flatMap { [$0, $0 + "*"] })])
-        }
-        let statements: [Statement]
-        switch level {
-        case .guest:
-            statements = [
-                list(["public/"]),
-                Statement(sid: "ReadPublic", effect: .allow, action: .action(["s3:GetObject"]), resource: .resource(objects(["public/*"]))),
-            ]
-        case .authenticated:
-            statements = [
-                list(["public/", "protected/", "private/\(own)/"]),
-                Statement(
-                    sid: "ReadWriteOwn", effect: .allow, action: .action(readWrite),
-                    resource: .resource(objects(["public/*", "protected/\(own)/*", "private/\(own)/*"]))),
-                Statement(sid: "ReadProtected", effect: .allow, action: .action(["s3:GetObject"]), resource: .resource(objects(["protected/*"]))),
-            ]
-        case .admin:
-            statements = [
-                list(["public/", "protected/", "private/"]),
-                Statement(
-                    sid: "ReadWriteAll", effect: .allow, action: .action(readWrite),
-                    resource: .resource(objects(["public/*", "protected/*", "private/*"]))),
-            ]
-        }
-        return PolicyWriter.json(version: .v2012_10_17, id: nil, statements: statements, pretty: true) + "\n"
-    }
-
-    /// The trust policy of an identity pool's role: `cognito-identity.amazonaws.com` for the pool's
-    /// identities whose `amr` holds `amr` (`authenticated` or `unauthenticated`).
-    public static func identityPoolTrust(poolId: String, amr: String) -> String {
-        """
-        {
-          "Version": "2012-10-17",
-          "Statement": [
-            {
-              "Effect": "Allow",
-              "Principal": {
-                "Federated": "cognito-identity.amazonaws.com"
-              },
-              "Action": "sts:AssumeRoleWithWebIdentity",
-              "Condition": {
-                "StringEquals": {
-                  "cognito-identity.amazonaws.com:aud": \(JSONWriter.quoted(poolId))
-                },
-                "ForAnyValue:StringLike": {
-                  "cognito-identity.amazonaws.com:amr": \(JSONWriter.quoted(amr))
-                }
-              }
-            }
-          ]
-        }
-
-        """
     }
 }

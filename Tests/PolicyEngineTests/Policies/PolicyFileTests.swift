@@ -8,7 +8,7 @@ import PolicyEngine
 @Suite("Shipped policy files")
 struct PolicyFileTests {
     static let expectedFiles = (ShippedPolicies.providers.flatMap { [$0.personalStore, $0.trust, $0.local] }
-        + SeaweedFSPolicyTests.files + CephRGWPolicyTests.files).sorted()
+        + SeaweedFSPolicyTests.files + CephRGWPolicyTests.files + ShippedPolicies.storageFiles).sorted()
 
     @Test func everyProviderHasAPersonalStoreATrustAndALocalPolicy() throws {
         #expect(try ShippedPolicies.allFiles() == Self.expectedFiles)

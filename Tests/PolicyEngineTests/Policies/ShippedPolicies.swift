@@ -21,7 +21,9 @@ enum ShippedPolicies {
         }
         let prefix = folder.standardizedFileURL.path + "/"
         var files: [String] = []
-        for case let url as URL in enumerator where url.pathExtension == "json" {
+        // Storage rules files (`*.rules.json`) are not policies: AccessRulesTests read them and check
+        // that the policies beside them are their compiled output.
+        for case let url as URL in enumerator where url.pathExtension == "json" && !url.lastPathComponent.hasSuffix(".rules.json") {
             files.append(String(url.standardizedFileURL.path.dropFirst(prefix.count)))
         }
         return files.sorted()
@@ -35,9 +37,15 @@ enum ShippedPolicies {
         try TestSupport.policy(try self.text(relativePath), kind: kind, name: relativePath)
     }
 
-    /// The kind each file is written as: trust policies are `trust.json`, everything else is an identity policy.
+    /// The kind each file is written as: trust policies are `trust.json` or `ROLE.trust.json`, everything
+    /// else is an identity policy.
     static func kind(of relativePath: String) -> PolicyKind {
-        relativePath.hasSuffix("/trust.json") ? .trust : .identity
+        relativePath.hasSuffix("/trust.json") || relativePath.hasSuffix(".trust.json") ? .trust : .identity
+    }
+
+    /// The compiled default storage layout (`wif-tool rules compile policies/storage/amplify-default.rules.json`).
+    static let storageFiles = ["unauthenticated", "authenticated", "group-admin"].flatMap {
+        ["storage/amplify-default/\($0).json", "storage/amplify-default/\($0).trust.json"]
     }
 
     /// One identity provider: where its policies live and how its users look to AWS.

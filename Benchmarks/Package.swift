@@ -40,6 +40,16 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "RulesBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "AccessRules", package: "swift-wif"),
+                .product(name: "PolicyEngine", package: "swift-wif"),
+            ],
+            path: "Benchmarks/RulesBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "ProverBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),

@@ -11,7 +11,9 @@ extension WIFTool.Rules {
             discussion: """
                 Prints one line per problem, 'FILE:LINE:COLUMN: error: PATH: message' (or 'warning:'), where \
                 PATH is the element, such as Todo.@auth.rules[1].allow, then one summary line per file. A file \
-                is read as JSON when its first character is '{', as SDL otherwise. FILE '-' reads standard input.
+                is read as JSON when its first character is '{', as SDL otherwise; a JSON object with "paths" \
+                (and no "models") is a storage rules file, checked as 'rules compile' reads it. FILE '-' reads \
+                standard input.
 
                 Exit status: 0 when no file has errors (warnings allowed), 1 when any has, \
                 \(ExitStatus.io.rawValue) when a file cannot be read. With --json, prints one object: \
@@ -33,6 +35,8 @@ extension WIFTool.Rules {
             var file: String
             var valid: Bool
             var models: [String]
+            /// The paths of a storage rules file.
+            var paths: [String]? = nil
             var errors: Int
             var warnings: Int
             var diagnostics: [RuleDiagnostic]
@@ -60,11 +64,20 @@ extension WIFTool.Rules {
                             file: file, valid: false, models: [], errors: 0, warnings: 0, diagnostics: [], readError: error.message))
                         continue
                     }
-                    let result = RuleSet.read(text: String(decoding: bytes, as: UTF8.self))
-                    let errors = result.diagnostics.filter { $0.severity == .error }.count
-                    let report = FileReport(
-                        file: file, valid: errors == 0, models: result.ruleSet.modelNames, errors: errors,
-                        warnings: result.diagnostics.count - errors, diagnostics: result.diagnostics)
+                    let report: FileReport
+                    if StorageRules.isStorageRules(json: bytes) {
+                        let result = StorageRules.read(json: bytes)
+                        let errors = result.diagnostics.filter { $0.severity == .error }.count
+                        report = FileReport(
+                            file: file, valid: errors == 0, models: [], paths: result.rules.paths.map(\.pattern), errors: errors,
+                            warnings: result.diagnostics.count - errors, diagnostics: result.diagnostics)
+                    } else {
+                        let result = RuleSet.read(text: String(decoding: bytes, as: UTF8.self))
+                        let errors = result.diagnostics.filter { $0.severity == .error }.count
+                        report = FileReport(
+                            file: file, valid: errors == 0, models: result.ruleSet.modelNames, errors: errors,
+                            warnings: result.diagnostics.count - errors, diagnostics: result.diagnostics)
+                    }
                     reports.append(report)
                     if !self.options.json { printRaw(Self.text(report)) }
                 }
@@ -84,7 +97,7 @@ extension WIFTool.Rules {
             var text = ""
             for diagnostic in report.diagnostics { text += diagnostic.formatted(sourceName: report.file) + "\n" }
             func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
-            let models = count(report.models.count, "model")
+            let models = report.paths.map { count($0.count, "path") } ?? count(report.models.count, "model")
             if report.valid {
                 text += "\(report.file): valid, \(models)"
                 if report.warnings > 0 { text += ", \(count(report.warnings, "warning"))" }

@@ -69,4 +69,14 @@ extension RulesCommandTests {
         #expect(policy.contains("arn:aws:s3:::wif-personal/google/${accounts.google.com:sub}/*"))
         #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("authenticated.trust.json").path))
     }
+
+    @Test func validateChecksStorageRulesFilesToo() throws {
+        let good = try self.run(["rules", "validate", Self.defaultRules])
+        #expect(good.status == 0, "\(good.stdout)")
+        #expect(good.stdout == "\(Self.defaultRules): valid, 3 paths\n")
+        let bad = try self.write("bad.rules.json", "{\"bucket\": \"wif-personal\",\n \"paths\": {\"a/{entity_id}/b/*\": [{\"allow\": \"owner\", \"to\": [\"read\"]}]}}")
+        let result = try self.run(["rules", "validate", bad])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("\(bad):2:12: error: paths[\"a/{entity_id}/b/*\"]: the path 'a/{entity_id}/b/*' may hold {entity_id} only as the last part"), "\(result.stdout)")
+    }
 }

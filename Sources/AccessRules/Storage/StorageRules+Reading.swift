@@ -24,6 +24,13 @@ extension StorageRules {
         return ReadResult(rules: rules, diagnostics: reader.sink.sorted)
     }
 
+    /// Whether a JSON document is a storage rules file (an object with `paths` and no `models`) rather
+    /// than a records rules file; `false` for text that is not a JSON object.
+    public static func isStorageRules(json: [UInt8]) -> Bool {
+        guard let root = try? JSONParser.parse(json), case .object = root.kind else { return false }
+        return root.member("paths") != nil && root.member("models") == nil
+    }
+
     /// Reads a storage rules file, refusing one with errors.
     /// - Parameter json: The file's bytes.
     /// - Throws: ``AccessRulesError`` with code `malformedJSON` or `invalidRules` and every diagnostic.

@@ -131,8 +131,60 @@ struct ReaderFuzzTests {
         #expect(outside == 0)
     }
 
+    static let storageSeeds = [
+        """
+        {"bucket": "wif-personal", "paths": {"public/*": [{"allow": "guest", "to": ["read"]}, {"allow": "authenticated", "to": ["read", "write", "delete"]}],
+          "protected/{entity_id}/*": [{"allow": "authenticated", "to": ["get"]}, {"allow": "entity", "entity": "identity", "to": ["read", "write"]}],
+          "media/*": [{"allow": "groups", "groups": ["admin", "editors"], "to": ["list", "delete"]}], "media/albums/*": []}}
+        """
+    ]
+
+    static let storageFragments: [[UInt8]] = [
+        "{entity_id}", "/*", "//", "*", "paths", "bucket", "allow", "entity", "groups", "to", "read", "write", "\"", "[", "]", "{", "}",
+        ":", ",", "é", "\u{0}", "null", "1e999",
+    ].map { Array($0.utf8) }
+
+    @Test("The storage seed reads without errors")
+    func storageSeedIsValid() {
+        for seed in Self.storageSeeds {
+            let result = StorageRules.read(json: Array(seed.utf8))
+            #expect(!result.hasErrors, "\(result.diagnostics)")
+        }
+    }
+
+    /// Mutated storage rules: read with rules or diagnostics, positions inside the text, and whatever
+    /// reads without errors compiles (or is refused by name) and, compiled, proves, since the compiler and
+    /// the evaluator must agree on every valid rule set.
+    @Test("Mutated storage rules files", arguments: 0..<4)
+    func mutatedStorage(shard: Int) throws {
+        var generator = Generator(state: 0x5851_F42D_4C95_7F2D &+ UInt64(shard))
+        var outside = 0
+        var proved = 0
+        for round in 0..<Self.storageRounds {
+            var bytes = Array(Self.storageSeeds[round % Self.storageSeeds.count].utf8)
+            if generator.below(2) == 0 {
+                let position = generator.below(bytes.count + 1)
+                bytes.insert(contentsOf: Self.storageFragments[generator.below(Self.storageFragments.count)], at: position)
+            }
+            bytes = Self.mutate(bytes, &generator)
+            let result = StorageRules.read(json: bytes)
+            let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).count + bytes.filter { $0 == 0x0D }.count
+            if !result.diagnostics.allSatisfy({ ($0.line ?? 1) >= 1 && ($0.line ?? 1) <= max(lines, 1) && ($0.column ?? 1) >= 1 }) { outside += 1 }
+            // A sample of the valid ones is compiled and proved (the proof is the slow part).
+            guard !result.hasErrors, round % 50 == 0, !result.rules.paths.isEmpty else { continue }
+            guard let compiled = try? StorageCompiler().compile(result.rules) else { continue }
+            let proof = try StorageProof.check(result.rules, compiled: compiled, ids: Array(StorageProof.identityIds.prefix(5)))
+            #expect(proof.holds, "\(String(decoding: bytes, as: UTF8.self)): \(proof.counterexamples.prefix(3).map(\.description))")
+            proved += 1
+        }
+        #expect(outside == 0)
+        #expect(proved > 0)
+    }
+
     /// Per shard; four shards of each give 100,000 mutations. GraphQL's parser is the slower reader in a
     /// debug build, so most rounds go to JSON and the schema rounds still reach every mutation kind.
     static let schemaRounds = 2_500
     static let jsonRounds = 22_500
+    /// Per shard, for storage rules files: four shards give 100,000 mutations.
+    static let storageRounds = 25_000
 }

@@ -17,6 +17,11 @@ extension WIFTool.Policy {
                 Principal make a trust policy when every action is sts:AssumeRole…, a resource policy \
                 otherwise, and anything else is an identity policy. FILE '-' reads standard input.
 
+                With --trust-policy F, each permissions policy is also checked against the providers the \
+                role's trust policy F trusts (its Federated principals): a variable of another provider, \
+                such as ${graph.facebook.com:id} in a role only Google users may assume, is a warning, since \
+                the role's sessions never carry that key.
+
                 Exit status: 0 when no file has errors (warnings allowed), 1 when any has, \
                 \(ExitStatus.io.rawValue) when a file cannot be read. With --json, prints one object: \
                 {"files": [{"file", "kind", "valid", "errors", "warnings", "diagnostics": [{"severity", \
@@ -30,6 +35,11 @@ extension WIFTool.Policy {
             name: .long,
             help: "Validate as this kind: identity, resource, trust, session or boundary (default: inferred per file).")
         var kind: String?
+
+        @Option(
+            name: .long,
+            help: "The role's trust policy: also warn where a permissions policy uses a variable of a provider it does not trust.")
+        var trustPolicy: String?
 
         @Argument(help: "The policy files to check ('-' for standard input).")
         var files: [String]
@@ -62,6 +72,16 @@ extension WIFTool.Policy {
         func run() async throws {
             try await reportingErrors {
                 let forcedKind = self.kind.flatMap(PolicyKind.init)
+                var trusted: Set<String>?
+                if let trustPolicy {
+                    let bytes = try PolicyInputs.read(trustPolicy)
+                    do throws(PolicyEngineError) {
+                        trusted = try PolicyEngine.Policy.parse(bytes: bytes, kind: .trust, name: trustPolicy).trustedProviders
+                    } catch {
+                        let first = error.diagnostics.first.map { ": \($0.formatted(sourceName: trustPolicy))" } ?? ""
+                        throw CommandFailure(status: .usage, message: "--trust-policy \(trustPolicy) is not a valid trust policy\(first)")
+                    }
+                }
                 var reports: [FileReport] = []
                 var unreadable = false
                 for file in self.files {
@@ -77,7 +97,12 @@ extension WIFTool.Policy {
                         continue
                     }
                     let kind = forcedKind ?? PolicyInputs.inferKind(bytes)
-                    let result = PolicyEngine.Policy.validate(bytes: bytes, kind: kind, name: file)
+                    let result: PolicyValidation
+                    if let trusted, kind != .trust {
+                        result = PolicyEngine.Policy.validate(bytes: bytes, trustedProviders: trusted, kind: kind, name: file)
+                    } else {
+                        result = PolicyEngine.Policy.validate(bytes: bytes, kind: kind, name: file)
+                    }
                     reports.append(FileReport(
                         file: file, kind: kind?.description, valid: result.isValid, errors: result.errors.count,
                         warnings: result.warnings.count, diagnostics: result.diagnostics))

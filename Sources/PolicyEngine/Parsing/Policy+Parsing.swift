@@ -65,4 +65,41 @@ extension Policy {
         let (policy, diagnostics, _) = PolicyParser.run(bytes, kind: kind, name: name)
         return PolicyValidation(policy: policy, diagnostics: diagnostics)
     }
+
+    /// Validates a role's permissions policy against the providers its trust policy trusts: besides
+    /// every other diagnostic, a warning (with its JSON path, line and column) for each variable of an
+    /// identity provider the trust policy does not trust, such as `${graph.facebook.com:id}` in a role
+    /// only Google users may assume: that role's sessions never carry the key, so the variable resolves
+    /// to nothing.
+    /// - Parameters:
+    ///   - bytes: The permissions policy JSON as UTF-8.
+    ///   - trustedProviders: The providers of the role's trust policy (``Policy/trustedProviders``).
+    ///   - kind: The role the policy will play.
+    ///   - name: A name for decisions and explanations.
+    /// - Returns: The validation result.
+    public static func validate(
+        bytes: [UInt8], trustedProviders: Set<String>, kind: PolicyKind? = .identity, name: String? = nil
+    ) -> PolicyValidation {
+        let (policy, diagnostics, _) = PolicyParser.run(bytes, kind: kind, name: name, trustedProviders: trustedProviders)
+        return PolicyValidation(policy: policy, diagnostics: diagnostics)
+    }
+
+    /// The identity providers a trust policy trusts, as the namespaces of their context keys: the
+    /// `Federated` principals of its Allow statements (`accounts.google.com`, `graph.facebook.com`,
+    /// `www.amazon.com`, `cognito-identity.amazonaws.com`, and `HOST/PATH` for an
+    /// `arn:…:oidc-provider/HOST/PATH`). Empty for a policy that trusts no web identity.
+    public var trustedProviders: Set<String> {
+        var providers: Set<String> = []
+        for statement in self.statements where statement.effect == .allow {
+            guard case .principal(let set)? = statement.principal else { continue }
+            for federated in set.federated {
+                if let range = federated.range(of: ":oidc-provider/") {
+                    providers.insert(String(federated[range.upperBound...]))
+                } else if !federated.hasPrefix("arn:") {
+                    providers.insert(federated)
+                }
+            }
+        }
+        return providers
+    }
 }

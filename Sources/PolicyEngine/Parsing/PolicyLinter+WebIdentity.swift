@@ -68,6 +68,15 @@ extension PolicyLinter {
     mutating func warnUnknownProviderKeys(in value: String, path: String) {
         for variable in Self.variables(in: value) {
             guard let (namespace, name) = Self.split(variable.key.name) else { continue }
+            // A provider's namespace is a host name (with a path for OpenID Connect issuers); aws:, s3:,
+            // jwt: and the like are not providers.
+            if let trusted = self.trustedProviders, namespace.contains("."), !trusted.contains(namespace) {
+                let list = trusted.isEmpty ? "no web-identity provider" : trusted.sorted().joined(separator: ", ")
+                self.warn(
+                    path, "\(variable.written): the role's trust policy trusts \(list), so its sessions never carry this key and the variable resolves to nothing",
+                    hint: trusted.count == 1 ? "use ${\(trusted.sorted()[0]):\(name)}" : nil)
+                continue
+            }
             let namespaces = Array(Self.providerKeys.keys).sorted()
             if let known = Self.providerKeys[namespace] {
                 if !known.contains(name) {

@@ -5,6 +5,8 @@ struct PolicyLinter {
     let version: PolicyVersion?
     let statements: [Statement]
     let paths: [String]
+    /// The providers the role's trust policy trusts, when the policy is checked against one.
+    var trustedProviders: Set<String>?
 
     init(parser: PolicyParser, version: PolicyVersion?, statements: [Statement], paths: [String]) {
         self.parser = parser

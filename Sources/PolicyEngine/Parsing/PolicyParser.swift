@@ -15,7 +15,9 @@ struct PolicyParser {
 
     var variablesEnabled: Bool { self.version == .v2012_10_17 }
 
-    static func run(_ bytes: [UInt8], kind: PolicyKind?, name: String?) -> (Policy?, [PolicyDiagnostic], Bool) {
+    static func run(
+        _ bytes: [UInt8], kind: PolicyKind?, name: String?, trustedProviders: Set<String>? = nil
+    ) -> (Policy?, [PolicyDiagnostic], Bool) {
         var parser = PolicyParser(locator: SourceLocator(bytes: bytes), kind: kind)
         let root: JSONNode
         do {
@@ -29,6 +31,7 @@ struct PolicyParser {
         // Lint whatever parsed, even when there are errors, so a broken policy's warnings are reported with its
         // errors instead of only after the errors are fixed.
         var linter = PolicyLinter(parser: parser, version: parsed.version, statements: parsed.statements, paths: parsed.paths)
+        linter.trustedProviders = trustedProviders
         linter.run()
         parser = linter.parser
         guard parser.errorCount == 0 else { return (nil, parser.sorted(), false) }

@@ -66,6 +66,17 @@ enum PolicyInputs {
     }
 
     /// Reads and parses a policy file.
+    /// The providers a `--trust-policy` file trusts, for checking the role's permissions policies.
+    static func trustedProviders(file path: String) throws(CommandFailure) -> Set<String> {
+        let bytes = try self.read(path)
+        do throws(PolicyEngineError) {
+            return try PolicyEngine.Policy.parse(bytes: bytes, kind: .trust, name: path).trustedProviders
+        } catch {
+            let first = error.diagnostics.first.map { ": \($0.formatted(sourceName: path))" } ?? ""
+            throw CommandFailure(status: .usage, message: "--trust-policy \(path) is not a valid trust policy\(first)")
+        }
+    }
+
     static func policy(file path: String, kind: PolicyKind) throws(CommandFailure) -> PolicyEngine.Policy {
         try self.policy(try self.read(path), kind: kind, name: path)
     }

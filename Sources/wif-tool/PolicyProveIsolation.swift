@@ -22,7 +22,9 @@ extension WIFTool.Policy {
                 the policy simulator), or 'undecided' naming the statement or construct the prover could \
                 not settle; it never claims a proof it did not make. --role NAME=FILE (repeatable; one \
                 role may have several files) proves each role's identity policies in turn, together with \
-                the shared --session-policy, --boundary and --resource-policy.
+                the shared --session-policy, --boundary and --resource-policy. The linter's warnings about \
+                the policies are printed on standard error; with --trust-policy F they include variables of \
+                providers the role's trust policy F does not trust.
 
                 --json prints {"result": "proved"|"counterexample"|"undecided", ...details} (with --role, \
                 {"result", "roles": [{"role", "result", ...details}]}).
@@ -63,6 +65,9 @@ extension WIFTool.Policy {
         @Option(name: .long, help: "A role's identity policy file, NAME=FILE; repeat for more roles or files.")
         var role: [String] = []
 
+        @Option(name: .long, help: "The role's trust policy: also warn where an identity policy uses a variable of a provider it does not trust.")
+        var trustPolicy: String?
+
         func validate() throws {
             if self.policies.isEmpty && self.role.isEmpty {
                 throw ValidationError("give the role's identity policies with --policy FILE or --role NAME=FILE")
@@ -99,6 +104,7 @@ extension WIFTool.Policy {
                 } catch {
                     throw CommandFailure(status: .usage, message: error.reason)
                 }
+                let trusted = try self.trustPolicy.map { path throws(CommandFailure) in try PolicyInputs.trustedProviders(file: path) }
                 var sessions: [PolicyEngine.Policy] = []
                 for file in self.sessionPolicies { sessions.append(try Self.load(file, kind: .session)) }
                 let boundary = try self.boundary.map { file throws(CommandFailure) in
@@ -124,7 +130,7 @@ extension WIFTool.Policy {
                 var results: [(name: String?, result: IsolationResult)] = []
                 for role in roles {
                     var identity: [PolicyEngine.Policy] = []
-                    for file in role.files { identity.append(try Self.load(file, kind: .identity)) }
+                    for file in role.files { identity.append(try Self.load(file, kind: .identity, trusted: trusted)) }
                     let result = prover.proveIsolation(
                         identityPolicies: identity, resourcePolicy: resource, sessionPolicies: sessions,
                         permissionsBoundary: boundary, template: template, idKey: self.idKey)
@@ -138,9 +144,15 @@ extension WIFTool.Policy {
 
         /// Reads a policy and prints its warnings (with their JSON paths) on standard error, where the
         /// linter says a policy cannot do what its author meant, such as a variable no provider issues.
-        private static func load(_ file: String, kind: PolicyKind) throws(CommandFailure) -> PolicyEngine.Policy {
-            let policy = try PolicyInputs.policy(file: file, kind: kind)
-            for warning in policy.warnings {
+        /// With `trusted`, an identity policy is also checked against the providers the role trusts.
+        private static func load(_ file: String, kind: PolicyKind, trusted: Set<String>? = nil) throws(CommandFailure) -> PolicyEngine.Policy {
+            let bytes = try PolicyInputs.read(file)
+            let policy = try PolicyInputs.policy(bytes, kind: kind, name: file)
+            var warnings = policy.warnings
+            if let trusted, kind == .identity {
+                warnings = PolicyEngine.Policy.validate(bytes: bytes, trustedProviders: trusted, kind: kind, name: file).warnings
+            }
+            for warning in warnings {
                 printError("\(warning.formatted(sourceName: file))\n")
             }
             return policy

@@ -72,16 +72,7 @@ extension WIFTool.Policy {
         func run() async throws {
             try await reportingErrors {
                 let forcedKind = self.kind.flatMap(PolicyKind.init)
-                var trusted: Set<String>?
-                if let trustPolicy {
-                    let bytes = try PolicyInputs.read(trustPolicy)
-                    do throws(PolicyEngineError) {
-                        trusted = try PolicyEngine.Policy.parse(bytes: bytes, kind: .trust, name: trustPolicy).trustedProviders
-                    } catch {
-                        let first = error.diagnostics.first.map { ": \($0.formatted(sourceName: trustPolicy))" } ?? ""
-                        throw CommandFailure(status: .usage, message: "--trust-policy \(trustPolicy) is not a valid trust policy\(first)")
-                    }
-                }
+                let trusted = try self.trustPolicy.map { path throws(CommandFailure) in try PolicyInputs.trustedProviders(file: path) }
                 var reports: [FileReport] = []
                 var unreadable = false
                 for file in self.files {

@@ -18,4 +18,17 @@ extension PolicyCommandTests {
         #expect(refused.status == 64, "\(refused.stderr)")
         #expect(refused.stderr.contains("is not a valid trust policy"), "\(refused.stderr)")
     }
+
+    @Test func proveIsolationWithATrustPolicyWarnsOnceAboutEachElement() throws {
+        let trust = Self.root.appendingPathComponent("policies/google/trust.json").path
+        let facebook = Self.root.appendingPathComponent("policies/facebook/personal-store.json").path
+        let result = try self.run([
+            "policy", "prove-isolation", "--policy", facebook, "--trust-policy", trust, "--bucket", "wif-personal", "--template", "{id}/",
+            "--id-key", "graph.facebook.com:id", "--id-chars", "[0-9]",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let warnings = self.lines(result.stderr).filter { $0.contains("the role's trust policy trusts accounts.google.com") }
+        #expect(warnings.count == 2, "\(result.stderr)")
+        #expect(warnings.allSatisfy { $0.hasSuffix("(use ${accounts.google.com:sub})") }, "\(warnings)")
+    }
 }

@@ -74,7 +74,7 @@ extension PolicyLinter {
                 let list = trusted.isEmpty ? "no web-identity provider" : trusted.sorted().joined(separator: ", ")
                 self.warn(
                     path, "\(variable.written): the role's trust policy trusts \(list), so its sessions never carry this key and the variable resolves to nothing",
-                    hint: trusted.count == 1 ? "use ${\(trusted.sorted()[0]):\(name)}" : nil)
+                    hint: trusted.count == 1 ? trusted.first.map { "use ${\($0):\(Self.equivalentKey(name, of: $0))}" } : nil)
                 continue
             }
             let namespaces = Array(Self.providerKeys.keys).sorted()
@@ -90,6 +90,14 @@ extension PolicyLinter {
                     hint: "did you mean ${\(close):\(name)}?")
             }
         }
+    }
+
+    /// The key of `provider` that means what `name` means for another provider: its user id key for an
+    /// id (`sub` for Google and OpenID Connect issuers, `id` for Facebook, `user_id` for Amazon).
+    static func equivalentKey(_ name: String, of provider: String) -> String {
+        guard self.idKeyNames.contains(name.lowercased()) else { return name }
+        let known = self.providerKeys[provider] ?? []
+        return ["sub", "id", "user_id"].first { known.contains($0) } ?? "sub"
     }
 
     /// Warns about a per-user resource whose id variable is not followed by `/`: the folder of `12` then

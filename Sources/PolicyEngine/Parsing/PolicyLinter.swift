@@ -45,6 +45,8 @@ struct PolicyLinter {
     }
 
     mutating func warn(_ path: String, _ message: String, hint: String? = nil) {
+        // One warning per element: a condition key with several values that share a problem names it once.
+        if self.parser.diagnostics.contains(where: { $0.path == path && $0.message == message }) { return }
         self.parser.warning(path, self.offset(path), message, hint: hint)
     }
 

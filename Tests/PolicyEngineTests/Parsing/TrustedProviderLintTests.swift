@@ -34,7 +34,7 @@ import PolicyEngine
         let flagged = result.warnings.filter { $0.message.contains("the role's trust policy trusts accounts.google.com") }
         #expect(flagged.map(\.path) == ["Statement[0].Resource", "Statement[1].Condition.StringLike.s3:prefix"])
         #expect(flagged.first?.line == 2 && flagged.first?.column == 49, "\(flagged.map { "\($0.line ?? 0):\($0.column ?? 0)" })")
-        #expect(flagged.first?.hint == "use ${accounts.google.com:id}")
+        #expect(flagged.first?.hint == "use ${accounts.google.com:sub}")
         // aws: keys are every session's, whatever the provider.
         #expect(!result.warnings.contains { $0.message.contains("${aws:userid}") })
     }

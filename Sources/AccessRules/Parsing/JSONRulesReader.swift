@@ -25,7 +25,7 @@ enum JSONRulesReader {
             sink.error("", "expected an object with models, found \(root.typeName)", at: root.offset)
             return (RuleSet(models: []), sink.sorted)
         }
-        checkKeys(members, allowed: topKeys, path: "", sink: &sink)
+        sink.unknownKeys(members, allowed: topKeys, path: "")
         var semantics = RuleSemantics.v2
         if let node = root.member("semantics") {
             if let name = node.stringValue, let value = RuleSemantics(rawValue: name) {
@@ -59,7 +59,7 @@ enum JSONRulesReader {
             sink.error(path, "expected a model object, found \(node.typeName)", at: node.offset)
             return nil
         }
-        checkKeys(members, allowed: modelKeys, path: path, sink: &sink)
+        sink.unknownKeys(members, allowed: modelKeys, path: path)
         var fields: [String: ModelRules.FieldType] = [:]
         if let fieldsNode = node.member("fields") {
             if case .object(let fieldMembers) = fieldsNode.kind {
@@ -92,13 +92,6 @@ enum JSONRulesReader {
         // Without declared fields there is nothing to check owner and group fields against.
         if !fields.isEmpty { ModelValidator.check(model, path: path, sink: &sink) }
         return model
-    }
-
-    private static func checkKeys(_ members: [JSONMember], allowed: [String], path: String, sink: inout DiagnosticSink) {
-        for member in members where !allowed.contains(member.key) {
-            let hint = closestMatch(member.key, in: allowed).map { "did you mean \($0)?" }
-            sink.error(path.isEmpty ? member.key : "\(path).\(member.key)", "unknown key \"\(member.key)\"", hint: hint, at: member.keyOffset)
-        }
     }
 
     /// `String`, `String!`, `[String]`, `[String!]!`.

@@ -1,3 +1,4 @@
+import WIFFoundation
 /// A value of a rule as written, in either SDL or JSON, with the byte offset it starts at, so that one
 /// reader of rules serves both forms and every diagnostic can name a line and column.
 struct RawValue {
@@ -74,6 +75,14 @@ struct DiagnosticSink {
 
     mutating func add(_ diagnostic: RuleDiagnostic) {
         self.diagnostics.append(diagnostic)
+    }
+
+    /// An error for each key of an object that is not one of `allowed`, with "did you mean" for a near miss.
+    mutating func unknownKeys(_ members: [JSONMember], allowed: [String], path: String) {
+        for member in members where !allowed.contains(member.key) {
+            let hint = closestMatch(member.key, in: allowed).map { "did you mean \($0)?" }
+            self.error(path.isEmpty ? member.key : "\(path).\(member.key)", "unknown key \"\(member.key)\"", hint: hint, at: member.keyOffset)
+        }
     }
 
     /// Errors first, then warnings, each in source order.

@@ -75,7 +75,7 @@ struct StorageRulesReader {
             self.sink.error("", "expected an object with bucket and paths, found \(root.typeName)", at: root.offset)
             return StorageRules(bucket: "", paths: [])
         }
-        self.checkKeys(members, allowed: Self.topKeys, path: "")
+        self.sink.unknownKeys(members, allowed: Self.topKeys, path: "")
         var bucket = ""
         if let node = root.member("bucket") {
             if let name = node.stringValue, Self.isBucketName(name) {
@@ -205,7 +205,7 @@ struct StorageRulesReader {
             self.sink.error(path, "expected a rule object such as {\"allow\": \"guest\", \"to\": [\"read\"]}, found \(node.typeName)", at: node.offset)
             return nil
         }
-        self.checkKeys(members, allowed: Self.ruleKeys, path: path)
+        self.sink.unknownKeys(members, allowed: Self.ruleKeys, path: path)
         guard let allowNode = node.member("allow") else {
             self.sink.error(path, "the rule has no allow", hint: "allow is one of \(Self.subjects.joined(separator: ", "))", at: node.offset)
             return nil
@@ -278,13 +278,6 @@ struct StorageRulesReader {
             }
         }
         return failed ? nil : StorageGrant(subject, actions)
-    }
-
-    mutating func checkKeys(_ members: [JSONMember], allowed: [String], path: String) {
-        for member in members where !allowed.contains(member.key) {
-            let hint = closestMatch(member.key, in: allowed).map { "did you mean \($0)?" }
-            self.sink.error(path.isEmpty ? member.key : "\(path).\(member.key)", "unknown key \"\(member.key)\"", hint: hint, at: member.keyOffset)
-        }
     }
 
     static func isGroupName(_ name: String) -> Bool {

@@ -22,7 +22,11 @@ extension WIFTool.Policy {
                 the policy simulator), or 'undecided' naming the statement or construct the prover could \
                 not settle; it never claims a proof it did not make. --role NAME=FILE (repeatable; one \
                 role may have several files) proves each role's identity policies in turn, together with \
-                the shared --session-policy, --boundary and --resource-policy. The linter's warnings about \
+                the shared --session-policy, --boundary and --resource-policy. --context KEY=VALUE gives a \
+                context key every session carries with the same value (a tag, aws:userid, a fixed audience). \
+                A condition on a key the prover is not given is assumed to hold in an Allow and not to hold \
+                in a Deny, the cautious reading; a variable of such a key leaves the answer undecided. The \
+                linter's warnings about \
                 the policies are printed on standard error; with --trust-policy F they include variables of \
                 providers the role's trust policy F does not trust.
 
@@ -68,6 +72,9 @@ extension WIFTool.Policy {
         @Option(name: .long, help: "The role's trust policy: also warn where an identity policy uses a variable of a provider it does not trust.")
         var trustPolicy: String?
 
+        @Option(name: .long, help: "A context key every session carries with the same value, KEY=VALUE (repeat a key for several values).")
+        var context: [String] = []
+
         func validate() throws {
             if self.policies.isEmpty && self.role.isEmpty {
                 throw ValidationError("give the role's identity policies with --policy FILE or --role NAME=FILE")
@@ -86,6 +93,31 @@ extension WIFTool.Policy {
                 throw ValidationError(error.reason)
             }
             if self.idKey.isEmpty { throw ValidationError("--id-key must name a context key, such as graph.facebook.com:id") }
+            for entry in self.context {
+                guard let (key, _) = Self.splitRole(entry), key.contains(":") else {
+                    throw ValidationError("--context must be KEY=VALUE with a context key such as aws:PrincipalTag/team, not '\(entry)'")
+                }
+                if key.lowercased() == self.idKey.lowercased() {
+                    throw ValidationError("--context \(key) is the --id-key, which the prover ranges over every id")
+                }
+            }
+        }
+
+        /// The `--context` values by key; a key given several times has several values.
+        var fixedContext: [String: ContextValue] {
+            var values: [String: [String]] = [:]
+            var order: [String] = []
+            for entry in self.context {
+                guard let (key, value) = Self.splitRole(entry) else { continue }
+                if values[key] == nil { order.append(key) }
+                values[key, default: []].append(value)
+            }
+            var context: [String: ContextValue] = [:]
+            for key in order {
+                let list = values[key] ?? []
+                context[key] = list.count == 1 ? ContextValue(list[0]) : ContextValue(multiple: list)
+            }
+            return context
         }
 
         static func splitRole(_ entry: String) -> (name: String, file: String)? {
@@ -126,7 +158,7 @@ extension WIFTool.Policy {
                     }
                 }
                 self.warnWhenNoPolicyUsesTheIdKey(roles.flatMap(\.files) + self.sessionPolicies + [self.boundary, self.resourcePolicy].compactMap { $0 })
-                let prover = PolicyProver(bucket: self.bucket, alphabet: alphabet)
+                let prover = PolicyProver(bucket: self.bucket, alphabet: alphabet, fixedContext: self.fixedContext)
                 var results: [(name: String?, result: IsolationResult)] = []
                 for role in roles {
                     var identity: [PolicyEngine.Policy] = []

@@ -32,3 +32,29 @@ extension PolicyCommandTests {
         #expect(warnings.allSatisfy { $0.hasSuffix("(use ${accounts.google.com:sub})") }, "\(warnings)")
     }
 }
+
+/// `policy prove-isolation --context`: context keys every session carries with one value.
+extension PolicyCommandTests {
+    @Test func aFixedContextKeyTurnsAnUndecidedVariableIntoAnAnswer() throws {
+        let policy = try self.write(
+            "userid.json",
+            #"{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::wif-personal/${aws:userid}/*"}]}"#)
+        let base = [
+            "policy", "prove-isolation", "--policy", policy, "--bucket", "wif-personal", "--template", "{id}/", "--id-key",
+            "graph.facebook.com:id", "--id-chars", "[A-Za-z0-9:]",
+        ]
+        let unknown = try self.run(base)
+        #expect(unknown.status == 2, "\(unknown.stdout)")
+        #expect(unknown.stdout.contains("the value of ${aws:userid} is unknown to the prover"), "\(unknown.stdout)")
+        // With its value fixed, every user reaches the folder named after it.
+        let fixed = try self.run(base + ["--context", "aws:userid=AROAEXAMPLE:app"])
+        #expect(fixed.status == 1, "\(fixed.stdout)")
+        #expect(fixed.stdout.contains("reaches the folder of user 'AROAEXAMPLE:app'"), "\(fixed.stdout)")
+
+        for (context, message) in [("nokey", "--context must be KEY=VALUE"), ("graph.facebook.com:id=1", "is the --id-key")] {
+            let refused = try self.run(base + ["--context", context])
+            #expect(refused.status == 64, "\(context): \(refused.stderr)")
+            #expect(refused.stderr.contains(message), "\(context): \(refused.stderr)")
+        }
+    }
+}

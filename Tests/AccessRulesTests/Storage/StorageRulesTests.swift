@@ -6,7 +6,9 @@ import Testing
 
 /// Storage rules in Gen 2's vocabulary: read with their positions, decided by their own evaluator,
 /// compiled to IAM, and proved equal to it.
-@Suite struct StorageRulesTests {
+///
+/// Serialized: the proofs are CPU work, better one at a time on a two-core machine.
+@Suite(.serialized) struct StorageRulesTests {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let defaultRulesFile = root.appendingPathComponent("policies/storage/amplify-default.rules.json")

@@ -6,7 +6,9 @@ import Testing
 /// signed-in users write their own `private/` and `protected/` folders and read each other's
 /// `protected/` folder but not the `private/` one, and a group claim makes an admin. Every answer comes
 /// from the local S3 enforcing the roles' policies.
-@Suite struct IdentityPoolCommandTests {
+///
+/// Serialized: each test waits on many command runs, and one waiting test at a time leaves threads free.
+@Suite(.serialized) struct IdentityPoolCommandTests {
     static let pool = "us-east-1:00000000-0000-4000-8000-000000000001"
     static let authenticatedRole = "arn:aws:iam::000000000000:role/identity-pool-authenticated"
 

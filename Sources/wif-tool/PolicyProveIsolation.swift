@@ -12,7 +12,9 @@ extension WIFTool.Policy {
                 Decides, for every pair of distinct ids, whether one user's session may read, write, delete, \
                 tag, change the ACL of, or clean up multipart uploads of an object in the other's folder, or \
                 list the bucket (ListBucket, ListBucketVersions, ListBucketMultipartUploads, with any \
-                s3:prefix, present or absent, and any s3:delimiter) so as to reveal the other's keys. The \
+                s3:prefix, present or absent, and any s3:delimiter) so as to reveal the other's keys, or \
+                change the bucket so that it hands out every folder (PutBucketPolicy, DeleteBucketPolicy, \
+                PutBucketAcl, PutInventoryConfiguration, PutReplicationConfiguration, PutBucketLogging). The \
                 folder of the user with id ID is the --template with {id} replaced by ID; the id is the value \
                 of the context key --id-key. Ids are any non-empty string unless --id-chars narrows them \
                 (a character class such as [0-9] or [^/]); the answer states the alphabet assumed.

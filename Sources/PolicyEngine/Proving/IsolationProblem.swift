@@ -105,4 +105,22 @@ struct IsolationProblem: Sendable {
     }
 }
 
+extension IsolationProblem {
+    /// An action on the bucket itself that hands a user the others' folders indirectly (rewriting the
+    /// bucket policy, an inventory of every key, …), allowed to some user and replayed like any other
+    /// counterexample; `nil` when none is allowed.
+    func escalation() -> IsolationCounterexample? {
+        let ids = self.candidateIds()
+        guard let caller = ids.first, let owner = ids.dropFirst().first else { return nil }
+        for (action, how) in S3ActionCatalog.escalatingBucketActions {
+            let request = AuthorizationRequest(action: action, resource: self.bucketARN, context: self.sessionContext(caller))
+            if var found = self.confirmed(request, caller: caller, owner: owner, keys: [:]) {
+                found.escalation = how
+                return found
+            }
+        }
+        return nil
+    }
+}
+
 extension IsolationProblem.Blocker: Error {}

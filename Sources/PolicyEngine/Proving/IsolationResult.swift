@@ -56,6 +56,9 @@ public struct IsolationCounterexample: Sendable, Hashable {
     public var allowedBy: [StatementReference]
     /// The ids assumed.
     public var alphabet: IdentifierAlphabet
+    /// For an action on the bucket itself that hands the caller other users' folders indirectly (such as
+    /// `s3:PutBucketPolicy`), how; `nil` for a request that reaches the folder directly.
+    public var escalation: String? = nil
 
     /// One line for people.
     public var summary: String {
@@ -63,6 +66,9 @@ public struct IsolationCounterexample: Sendable, Hashable {
         if !self.requestKeys.isEmpty {
             let keys = self.requestKeys.keys.sorted().map { "\($0)=\"\(self.requestKeys[$0] ?? "")\"" }
             text += " with " + keys.joined(separator: ", ")
+        }
+        if let escalation {
+            return text + ", which \(escalation), the folder of user '\(self.ownerId)' included"
         }
         return text + ", which reaches the folder of user '\(self.ownerId)'"
     }

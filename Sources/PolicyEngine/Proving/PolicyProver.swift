@@ -48,6 +48,7 @@ public struct PolicyProver: Sendable {
     /// - Returns: The proof, a confirmed counterexample, or why there is neither.
     public func proveIsolation(_ policies: PolicyEvaluator, template: PartitionTemplate, idKey: String) -> IsolationResult {
         let problem = IsolationProblem(prover: self, policies: policies, template: template, idKey: idKey)
+        if let escalation = problem.escalation() { return .counterexample(escalation) }
         let attempt = problem.prove()
         if case .proved(let proof) = attempt { return .proved(proof) }
         if let counterexample = problem.searchCounterexample() { return .counterexample(counterexample) }

@@ -13,6 +13,16 @@ enum S3ActionCatalog {
         "ReplicateTags",
     ].map { "s3:" + $0 }
 
+    /// Actions on the bucket ARN that hand the caller every user's folder indirectly, and how.
+    static let escalatingBucketActions: [(action: String, how: String)] = [
+        ("s3:PutBucketPolicy", "can rewrite the bucket policy to grant the caller every folder"),
+        ("s3:DeleteBucketPolicy", "can remove the bucket policy and the denies that keep folders apart"),
+        ("s3:PutBucketAcl", "can grant the caller the bucket through its access control list"),
+        ("s3:PutInventoryConfiguration", "can have S3 deliver a list of every key to a bucket the caller reads"),
+        ("s3:PutReplicationConfiguration", "can have S3 copy every object to a bucket the caller reads"),
+        ("s3:PutBucketLogging", "can have S3 log every request's key to a bucket the caller reads"),
+    ]
+
     /// Actions on the bucket ARN that reveal keys, with `s3:prefix` and `s3:delimiter` in the context.
     static let listingActions = ["s3:ListBucket", "s3:ListBucketVersions", "s3:ListBucketMultipartUploads"]
 
@@ -22,7 +32,7 @@ enum S3ActionCatalog {
     static func universe(_ statements: [Statement]) -> (object: [String], listing: [String], other: [String]) {
         var object = self.objectActions
         var other: [String] = []
-        let known = Set((self.objectActions + self.listingActions).map { $0.lowercased() })
+        let known = Set((self.objectActions + self.listingActions + self.escalatingBucketActions.map(\.action)).map { $0.lowercased() })
         for statement in statements {
             for action in statement.action.patterns where !action.contains("*") && !action.contains("?") {
                 let lowered = action.lowercased()

@@ -4,11 +4,7 @@ trust policy evaluated, a sealed session issued) and moto_server's cognito-ident
 in one run. Every answer must be 200 with credentials, or the run fails.
 Usage: identity_pool_throughput.py [seconds] [connections]"""
 import json
-import os
-import re
-import subprocess
 import sys
-import tempfile
 import urllib.request
 
 import servers
@@ -17,14 +13,15 @@ SECONDS = int(sys.argv[1]) if len(sys.argv) > 1 else 10
 CONNECTIONS = int(sys.argv[2]) if len(sys.argv) > 2 else 16
 TARGET = "AWSCognitoIdentityService."
 POOL = "us-east-1:00000000-0000-4000-8000-000000000001"
+# moto routes by the signing service named here; the local stack ignores the header on these unsigned calls.
+SIGNING_HINT = ("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261126/us-east-1/cognito-identity/aws4_request, "
+                "SignedHeaders=host, Signature=0")
 
 
 def call(endpoint, operation, body):
     request = urllib.request.Request(endpoint + "/", data=json.dumps(body).encode(), method="POST", headers={
         "Content-Type": "application/x-amz-json-1.1", "X-Amz-Target": TARGET + operation,
-        # moto routes by the signing service; the local stack ignores the header on these unsigned calls.
-        "Authorization": "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261126/us-east-1/cognito-identity/aws4_request, "
-                         "SignedHeaders=host, Signature=0"})
+        "Authorization": SIGNING_HINT})
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.loads(response.read())
 
@@ -41,23 +38,9 @@ def credentials_body(endpoint, pool, logins):
 
 
 def wrk(endpoint, body):
-    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
-        script.write('wrk.method = "POST"\n')
-        script.write('wrk.headers["Content-Type"] = "application/x-amz-json-1.1"\n')
-        script.write(f'wrk.headers["X-Amz-Target"] = "{TARGET}GetCredentialsForIdentity"\n')
-        script.write('wrk.headers["Authorization"] = "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261126/us-east-1/'
-                     'cognito-identity/aws4_request, SignedHeaders=host, Signature=0"\n')
-        script.write(f"wrk.body = {json.dumps(body)}\n")
-    try:
-        output = subprocess.run(["wrk", "-t2", f"-c{CONNECTIONS}", f"-d{SECONDS}s", "--latency", "-s",
-                                 script.name, endpoint + "/"], check=True, capture_output=True, text=True).stdout
-    finally:
-        os.unlink(script.name)
-    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
-    if re.search(r"Non-2xx or 3xx responses: (\d+)", output) or re.search(r"Socket errors: (.*)", output):
-        raise RuntimeError(f"wrk against {endpoint} saw failures:\n{output}")
-    p50 = re.search(r"^\s+50%\s+(\S+)", output, re.MULTILINE).group(1)
-    return rate, p50
+    return servers.wrk(endpoint, body, {
+        "Content-Type": "application/x-amz-json-1.1", "X-Amz-Target": TARGET + "GetCredentialsForIdentity",
+        "Authorization": SIGNING_HINT}, SECONDS, CONNECTIONS)
 
 
 def moto_pool(endpoint):

@@ -54,6 +54,26 @@ def assume(endpoint, token, role_arn, session_name="bench"):
             "AWS_SESSION_TOKEN": field("SessionToken")}
 
 
+def wrk(endpoint, body, headers, seconds, connections):
+    """POSTs `body` with `headers` to `endpoint` under wrk for `seconds` over `connections` connections;
+    returns (requests per second, p50 latency). Any non-2xx answer or socket error fails the run."""
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        script.write('wrk.method = "POST"\n')
+        for name, value in headers.items():
+            script.write(f"wrk.headers[{json.dumps(name)}] = {json.dumps(value)}\n")
+        script.write(f"wrk.body = {json.dumps(body)}\n")
+    try:
+        output = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s",
+                                 script.name, endpoint + "/"], check=True, capture_output=True, text=True).stdout
+    finally:
+        os.unlink(script.name)
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    if re.search(r"Non-2xx or 3xx responses: (\d+)", output) or re.search(r"Socket errors: (.*)", output):
+        raise RuntimeError(f"wrk against {endpoint} saw failures:\n{output}")
+    p50 = re.search(r"^\s+50%\s+(\S+)", output, re.MULTILINE).group(1)  # the latency distribution line
+    return rate, p50
+
+
 def wif_tool():
     """The release wif-tool binary, built when missing or older than the sources.
 

@@ -3,11 +3,7 @@ verification, trust policy evaluation, sealed session), moto_server (verifies no
 (RS256 verification through the local stack's JWKS), in one run. Every server must answer 200 to
 every request, or the run fails. Usage: sts_throughput.py [seconds] [connections]"""
 import json
-import os
-import re
-import subprocess
 import sys
-import tempfile
 import urllib.parse
 import urllib.request
 
@@ -34,22 +30,7 @@ def check_once(endpoint, body):
 
 
 def wrk(endpoint, body):
-    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
-        script.write('wrk.method = "POST"\n')
-        script.write('wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n')
-        script.write(f"wrk.body = {json.dumps(body)}\n")
-    try:
-        output = subprocess.run(["wrk", "-t2", f"-c{CONNECTIONS}", f"-d{SECONDS}s", "--latency", "-s",
-                                 script.name, endpoint + "/"], check=True, capture_output=True, text=True).stdout
-    finally:
-        os.unlink(script.name)
-    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
-    failures = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
-    errors = re.search(r"Socket errors: (.*)", output)
-    if failures or errors:
-        raise RuntimeError(f"wrk against {endpoint} saw failures:\n{output}")
-    p50 = re.search(r"^\s+50%\s+(\S+)", output, re.MULTILINE).group(1)  # the latency distribution line
-    return rate, p50
+    return servers.wrk(endpoint, body, {"Content-Type": "application/x-www-form-urlencoded"}, SECONDS, CONNECTIONS)
 
 
 def main():

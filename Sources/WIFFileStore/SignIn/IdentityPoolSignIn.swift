@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import S3Partition
 import WIFCredentials
+import WIFLocal
 
 /// Signing in through an identity pool (Amazon Cognito Identity, or the local stack's): the identity,
 /// its credentials, the role the pool chose and why, and Amplify's folders.
@@ -130,11 +131,9 @@ public enum IdentityPoolSignIn {
         case "facebook": return "graph.facebook.com"
         case "amazon": return "www.amazon.com"
         default:
-            guard let issuer = UnverifiedJWTClaims(token: token)?.issuer, !issuer.isEmpty else { return nil }
-            var key = Substring(issuer)
-            for scheme in ["https://", "http://"] where key.hasPrefix(scheme) { key = key.dropFirst(scheme.count) }
-            while key.hasSuffix("/") { key = key.dropLast() }
-            return key.isEmpty ? nil : String(key)
+            guard let issuer = UnverifiedJWTClaims(token: token)?.issuer else { return nil }
+            let key = ProviderProfile.keyPrefix(ofIssuer: issuer)
+            return key.isEmpty ? nil : key
         }
     }
 }

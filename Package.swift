@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "WIFLocal", targets: ["WIFLocal"]),
         .library(name: "WIFEngines", targets: ["WIFEngines"]),
         .library(name: "WIFFileStore", targets: ["WIFFileStore"]),
+        .library(name: "WIFAPIServer", targets: ["WIFAPIServer"]),
+        .library(name: "WIFAPIClient", targets: ["WIFAPIClient"]),
         .executable(name: "wif-tool", targets: ["wif-tool"]),
     ],
     dependencies: [
@@ -29,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.15.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.3.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL.git", from: "4.3.0"),
@@ -94,6 +97,37 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The server side of Amplify's API authorization modes: API keys, user pool and OIDC tokens, SigV4
+        // (through a verifier the server supplies), function tokens, and Hummingbird middleware.
+        .target(
+            name: "WIFAPIServer",
+            dependencies: [
+                "WIFFoundation",
+                "WIFHTTP",
+                "WIFCredentials",
+                "AccessRules",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The client side of Amplify's API authorization modes: configuration files, a request authorizer
+        // per mode, interceptors, and multi-auth in Amplify's priority order.
+        .target(
+            name: "WIFAPIClient",
+            dependencies: [
+                "WIFFoundation",
+                "WIFHTTP",
+                "WIFSigV4",
+                "WIFCredentials",
+                "AccessRules",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "S3Partition",
             dependencies: [
@@ -119,6 +153,7 @@ let package = Package(
                 "WIFCredentials",
                 "PolicyEngine",
                 "AccessRules",
+                "WIFAPIServer",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -284,6 +319,9 @@ let package = Package(
                 "WIFTestSupport",
                 "WIFFoundation", "WIFHTTP",
                 "WIFLocal",
+                "WIFAPIServer",
+                "WIFAPIClient",
+                "AccessRules",
                 "WIFCredentials",
                 "PolicyEngine",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -18,7 +18,7 @@ struct ConfigurationFileReader {
     private static let topLevelKeys = [
         "defaults", "host", "port", "issuer", "accountId", "region", "allowedClockSkew", "tokenLeeway",
         "adminCredentials", "providers", "externalIssuers", "buckets", "roles", "oauth", "oauthClients",
-        "connections", "identityPools",
+        "connections", "identityPools", "apis",
     ]
 
     /// The configuration and how to name its elements in messages, or `nil` when the file's shape is wrong.
@@ -68,7 +68,9 @@ struct ConfigurationFileReader {
                 for: $0, bucket: LocalConfiguration.defaultBucket, accountId: configuration.accountId, issuer: configuration.issuer)
         }
         if useDefaults {
-            roles += RoleDefinition.identityPoolRoles(poolId: IdentityPoolDefinition.defaultPoolId, bucket: LocalConfiguration.defaultBucket)
+            roles += RoleDefinition.identityPoolRoles(
+                poolId: IdentityPoolDefinition.defaultPoolId, bucket: LocalConfiguration.defaultBucket,
+                invokeResources: [LocalConfiguration.todoReadResource])
         }
         labels.roles = roles.map { "the default role '\($0.name)'" }
         for (path, entry) in self.entries(member("roles"), path: "roles") {
@@ -95,6 +97,13 @@ struct ConfigurationFileReader {
             }
         }
         configuration.identityPools = pools
+        var apis: [APIDefinition] = useDefaults ? [.todo()] : []
+        for (path, entry) in self.entries(member("apis"), path: "apis") {
+            guard let api = self.api(entry, path: path) else { continue }
+            apis.removeAll { $0.name == api.name }
+            apis.append(api)
+        }
+        configuration.apis = apis
         self.readOAuth(member("oauth"), clients: member("oauthClients"), useDefaults: useDefaults, into: &configuration, labels: &labels)
         return (configuration, labels)
     }
@@ -292,7 +301,7 @@ struct ConfigurationFileReader {
         return " (line \(start.line + line - 1))"
     }
 
-    private func resolve(_ name: String) -> String {
+    func resolve(_ name: String) -> String {
         name.hasPrefix("/") ? name : (self.baseDirectory as NSString).appendingPathComponent(name)
     }
 

@@ -18,7 +18,8 @@ extension LocalConfiguration {
         let account = LocalConfiguration.defaultAccountId
         let bucket = LocalConfiguration.defaultBucket
         let roles = kindProfiles.map { RoleDefinition.personalStore(for: $0, bucket: bucket, accountId: account, issuer: issuer) }
-            + RoleDefinition.identityPoolRoles(poolId: IdentityPoolDefinition.defaultPoolId, bucket: bucket)
+            + RoleDefinition.identityPoolRoles(
+                poolId: IdentityPoolDefinition.defaultPoolId, bucket: bucket, invokeResources: [Self.todoReadResource])
         return LocalConfiguration(
             dataDirectory: dataDirectory,
             issuer: issuer,
@@ -27,9 +28,13 @@ extension LocalConfiguration {
             roles: roles,
             buckets: [BucketDefinition(name: bucket)],
             oauthClients: [.development()],
-            identityPools: [.development(accountId: account, providers: providers)]
+            identityPools: [.development(accountId: account, providers: providers)],
+            apis: [.todo()]
         )
     }
+
+    /// What the default identity pool's authenticated role may invoke: every `GET` of the `todo` API.
+    static let todoReadResource = "arn:aws:execute-api:us-east-1:\(LocalConfiguration.defaultAccountId):\(APIDefinition.todoName)/local/GET/*"
 }
 
 extension ProviderProfile {

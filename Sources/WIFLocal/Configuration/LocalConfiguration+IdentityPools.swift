@@ -73,8 +73,9 @@ extension RoleDefinition {
     /// `public/`; signed-in users also write `public/`, read every `protected/` folder, and own
     /// `protected/<identity id>/` and `private/<identity id>/`; admins do everything under all three.
     /// Their policies are what ``StorageCompiler`` makes of ``StorageRules/amplifyDefault(bucket:)``,
-    /// proved equal to those rules by ``StorageProof``.
-    public static func identityPoolRoles(poolId: String, bucket: String) -> [RoleDefinition] {
+    /// proved equal to those rules by ``StorageProof``. The authenticated role may also invoke
+    /// `invokeResources` (`execute-api:Invoke`).
+    public static func identityPoolRoles(poolId: String, bucket: String, invokeResources: [String] = []) -> [RoleDefinition] {
         // The default rules always compile; were they ever not to, the roles would allow nothing.
         let compiled = try? StorageCompiler(identityPoolId: poolId).compile(.amplifyDefault(bucket: bucket))
         func role(_ name: String, _ role: CompiledStoragePolicies.Role) -> RoleDefinition {
@@ -84,8 +85,10 @@ extension RoleDefinition {
                     ?? StorageCompiler.trustPolicy(poolId: poolId, amr: role == .unauthenticated ? "unauthenticated" : "authenticated"),
                 permissionPolicies: compiled?.policies[role].map { [$0] } ?? [], bucket: bucket)
         }
+        var authenticated = role(Self.identityPoolAuthenticatedRole, .authenticated)
+        if !invokeResources.isEmpty { authenticated.permissionPolicies.append(APIDefinition.invokePolicy(resources: invokeResources)) }
         return [
-            role(Self.identityPoolAuthenticatedRole, .authenticated),
+            authenticated,
             role(Self.identityPoolUnauthenticatedRole, .unauthenticated),
             role(Self.identityPoolAdminRole, .group(StorageRules.adminGroup)),
         ]

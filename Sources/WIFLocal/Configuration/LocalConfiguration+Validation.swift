@@ -35,6 +35,7 @@ extension LocalConfiguration {
         self.checkOAuth(labels: labels, into: &problems)
         self.checkConnections(into: &problems)
         self.checkIdentityPools(labels: labels, into: &problems)
+        self.checkAPIs(into: &problems)
         return problems
     }
 

@@ -44,6 +44,8 @@ public struct LocalConfiguration: Sendable {
     public var connections: Connections
     /// The identity pools served through the Cognito Identity API.
     public var identityPools: [IdentityPoolDefinition]
+    /// The APIs served at `/apis/<name>/`.
+    public var apis: [APIDefinition]
 
     /// Creates a configuration with every field given.
     public init(
@@ -63,7 +65,8 @@ public struct LocalConfiguration: Sendable {
         oauthClients: [OAuthClient] = [],
         oauth: OAuth = OAuth(),
         connections: Connections = Connections(),
-        identityPools: [IdentityPoolDefinition] = []
+        identityPools: [IdentityPoolDefinition] = [],
+        apis: [APIDefinition] = []
     ) {
         self.host = host
         self.port = port
@@ -82,6 +85,7 @@ public struct LocalConfiguration: Sendable {
         self.oauth = oauth
         self.connections = connections
         self.identityPools = identityPools
+        self.apis = apis
     }
 
     /// The development issuer's default `iss`.

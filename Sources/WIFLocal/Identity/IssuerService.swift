@@ -22,7 +22,8 @@ struct IssuerService: Sendable {
 
     private let issuer: String
     private let fallbackAuthority: String
-    private let jwks: ByteBuffer
+    /// The JWKS document of the issuer's key.
+    let jwks: ByteBuffer
     private let oauth: OAuthEndpoints
 
     /// Loads the issuer's key and certificate, creating them in the data directory when missing.
@@ -94,7 +95,7 @@ struct IssuerService: Sendable {
     }
 
     /// The request's `Host` when it is a plausible host and port, else the configured address.
-    private func authority(of request: Request) -> String {
+    func authority(of request: Request) -> String {
         guard let authority = request.head.authority, !authority.isEmpty, authority.utf8.count <= 255,
             authority.utf8.allSatisfy({ byte in
                 switch byte {

@@ -18,13 +18,15 @@ struct LocalResponder: HTTPResponder {
     let sts: STSService
     let cognitoIdentity: CognitoIdentityService
     let s3: S3Service
+    let apis: APIService
     let logger: Logger
 
-    init(issuer: IssuerService, sts: STSService, cognitoIdentity: CognitoIdentityService, s3: S3Service, logger: Logger) {
+    init(issuer: IssuerService, sts: STSService, cognitoIdentity: CognitoIdentityService, s3: S3Service, apis: APIService, logger: Logger) {
         self.issuer = issuer
         self.sts = sts
         self.cognitoIdentity = cognitoIdentity
         self.s3 = s3
+        self.apis = apis
         self.logger = logger
     }
 
@@ -63,11 +65,23 @@ struct LocalResponder: HTTPResponder {
         switch Self.route(request) {
         case .issuer:
             if let response = await self.issuer.respond(to: request, sourceIp: sourceIp) { return response }
+            if request.uri.path == AmplifyOutputs.path { return self.amplifyOutputs(request) }
             return await self.s3.respond(to: request, sourceIp: sourceIp)
         case .sts: return await self.respondSTS(request)
         case .cognitoIdentity: return await self.respondCognitoIdentity(request)
+        case .api: return await self.apis.respond(to: request)
         case .s3: return await self.s3.respond(to: request, sourceIp: sourceIp)
         }
+    }
+
+    /// `GET /.well-known/amplify_outputs.json[?api=NAME]`.
+    private func amplifyOutputs(_ request: Request) -> Response {
+        let name = request.uri.queryParameters.get("api")
+        let baseURL = "http://" + self.issuer.authority(of: request)
+        guard let document = AmplifyOutputs.document(configuration: self.apis.configuration, baseURL: baseURL, api: name) else {
+            return APIService.error(.notFound, "NotFoundException", "no API is named '\(name ?? "")'")
+        }
+        return APIService.json(.ok, document)
     }
 
     private func respondSTS(_ request: Request) async -> Response {
@@ -117,6 +131,8 @@ struct LocalResponder: HTTPResponder {
         case sts
         /// Identity pools: a POST to `/` with `X-Amz-Target: AWSCognitoIdentityService.<Operation>`.
         case cognitoIdentity
+        /// The configured APIs, under `/apis/`.
+        case api
         case s3
     }
 
@@ -128,6 +144,7 @@ struct LocalResponder: HTTPResponder {
         if target.path.utf8.starts(with: "/.well-known/".utf8) || target.path.utf8.starts(with: "/oauth2/".utf8) {
             return .issuer
         }
+        if target.path.utf8.starts(with: APIService.prefix.utf8) { return .api }
         guard target.path == "/" else { return .s3 }
         if CognitoIdentityService.isCall(request) { return .cognitoIdentity }
         if let query = target.query, Self.namesAction(query) { return .sts }

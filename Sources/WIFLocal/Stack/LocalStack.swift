@@ -123,11 +123,14 @@ public enum LocalStack {
         let state = try LocalState(configuration: configuration, timeSource: timeSource ?? .system, logger: logger)
         let authenticator = RequestAuthenticator(state: state)
         let sts = STSService(state: state, verifier: try TokenVerifier(state: state), authenticator: authenticator)
+        let issuer = try IssuerService(state: state)
+        let s3 = try S3Service(state: state, authenticator: authenticator)
         let responder = LocalResponder(
-            issuer: try IssuerService(state: state),
+            issuer: issuer,
             sts: sts,
             cognitoIdentity: try CognitoIdentityService(state: state, sts: sts),
-            s3: try S3Service(state: state, authenticator: authenticator),
+            s3: s3,
+            apis: try APIService(state: state, authenticator: authenticator, authorizer: s3.authorizer, jwks: Array(issuer.jwks.readableBytesView)),
             logger: logger
         )
         return PreparedStack(

@@ -131,9 +131,9 @@ package struct JWKSKeyRing: Sendable {
 
 /// Loads an issuer's keys once and again when a token names a key the ring lacks (the issuer rotated
 /// its keys), at most once per ``minimumReloadInterval``.
-actor IDTokenKeyCache {
+package actor IDTokenKeyCache {
     /// Fetches the JWKS document.
-    typealias Load = @Sendable (Logger) async throws -> [UInt8]
+    package typealias Load = @Sendable (Logger) async throws -> [UInt8]
 
     /// How long after a load another one may be made for an unknown `kid`, so a stream of forged
     /// tokens cannot make the client hammer the issuer.
@@ -145,21 +145,21 @@ actor IDTokenKeyCache {
     private var ring: JWKSKeyRing?
     private var loadedAt: Date?
 
-    init(source: String, timeSource: TimeSource, load: @escaping Load) {
+    package init(source: String, timeSource: TimeSource, load: @escaping Load) {
         self.source = source
         self.timeSource = timeSource
         self.load = load
     }
 
     /// The keys, loading them on first use.
-    func keys(logger: Logger) async throws -> JWKSKeyRing {
+    package func keys(logger: Logger) async throws -> JWKSKeyRing {
         if let ring { return ring }
         return try await self.reload(logger: logger)
     }
 
     /// Loads the keys again unless they were loaded less than ``minimumReloadInterval`` ago.
     /// - Returns: The keys, and whether they were loaded now.
-    func reloadIfAllowed(logger: Logger) async throws -> (JWKSKeyRing, reloaded: Bool) {
+    package func reloadIfAllowed(logger: Logger) async throws -> (JWKSKeyRing, reloaded: Bool) {
         if let ring, let loadedAt, self.timeSource.now().timeIntervalSince(loadedAt) < Self.minimumReloadInterval {
             return (ring, false)
         }

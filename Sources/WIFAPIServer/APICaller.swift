@@ -1,0 +1,36 @@
+public import AccessRules
+
+/// Who sent an API request, as the server's authentication established it: the mode, the access-rule
+/// caller with its claims and groups, and for IAM the role the request was signed with.
+public struct APICaller: Sendable, Hashable, CustomStringConvertible {
+    /// The authorization mode the request used.
+    public var mode: APIAuthorizationMode
+    /// The caller the access rules see; `nil` for ``APIAuthorizationMode/none``, which no rule serves.
+    public var caller: Caller?
+    /// The ARN of the role an IAM request was signed with (the assumed-role ARN of its session).
+    public var roleArn: String?
+    /// The name of the API key used, never its value.
+    public var apiKeyName: String?
+
+    /// Creates a caller.
+    /// - Parameters:
+    ///   - mode: The mode.
+    ///   - caller: The access-rule caller.
+    ///   - roleArn: The role, for IAM.
+    ///   - apiKeyName: The key's name, for API_KEY.
+    public init(mode: APIAuthorizationMode, caller: Caller?, roleArn: String? = nil, apiKeyName: String? = nil) {
+        self.mode = mode
+        self.caller = caller
+        self.roleArn = roleArn
+        self.apiKeyName = apiKeyName
+    }
+
+    /// Who this is, for logs: the mode and the subject, role or key name; never a token.
+    public var description: String {
+        var parts = [self.mode.rawValue]
+        if case .string(let sub)? = self.caller?.claims["sub"] { parts.append("sub=\(sub)") }
+        if let roleArn = self.roleArn { parts.append("role=\(roleArn)") }
+        if let name = self.apiKeyName { parts.append("key=\(name)") }
+        return parts.joined(separator: " ")
+    }
+}

@@ -1,0 +1,78 @@
+import AccessRules
+import Foundation
+import WIFAPIServer
+
+extension ConfigurationFileReader {
+    /// One entry of `apis`:
+    ///
+    /// ```json
+    /// {"name": "notes", "schema": "type Note @model @auth(rules: [{allow: owner}]) { id: ID! }",
+    ///  "authorizationModes": ["AMAZON_COGNITO_USER_POOLS", "API_KEY"], "defaultMode": "AMAZON_COGNITO_USER_POOLS",
+    ///  "apiKeys": [{"name": "web", "value": "da2-…", "expires": "2027-01-01T00:00:00Z"}], "stage": "local"}
+    /// ```
+    ///
+    /// `schemaFile` (relative to the configuration file) may stand for `schema`. An entry named like a
+    /// default API replaces it.
+    mutating func api(_ node: ConfigurationJSON, path: String) -> APIDefinition? {
+        let keys = ["name", "schema", "schemaFile", "authorizationModes", "defaultMode", "apiKeys", "stage", "userPoolProfile", "oidcProfile"]
+        guard let members = self.object(node, path: path, keys: keys), let name = self.requiredString(members, "name", path: path) else {
+            return nil
+        }
+        func member(_ key: String) -> ConfigurationJSON? { members.first { $0.key == key }?.value }
+        let schema: String?
+        switch (member("schema"), member("schemaFile")) {
+        case (let text?, nil): schema = self.string(text, path: "\(path).schema")
+        case (nil, let file?):
+            guard let name = self.string(file, path: "\(path).schemaFile") else { return nil }
+            let resolved = self.resolve(name)
+            guard let data = FileManager.default.contents(atPath: resolved), let text = String(data: data, encoding: .utf8) else {
+                self.problems.append("\(path).schemaFile: cannot read \(resolved)")
+                return nil
+            }
+            schema = text
+        case (.some, .some):
+            self.problems.append("\(path): give schema or schemaFile, not both")
+            return nil
+        case (nil, nil):
+            self.problems.append("\(path): needs schema or schemaFile")
+            return nil
+        }
+        var modes: [APIAuthorizationMode] = []
+        if let node = member("authorizationModes"), let names = self.strings(node, path: "\(path).authorizationModes") {
+            for (index, name) in names.enumerated() {
+                guard let mode = APIAuthorizationMode(name: name) else {
+                    self.problems.append(
+                        "\(path).authorizationModes[\(index)]: unknown mode '\(name)'; expected one of \(APIAuthorizationMode.names.joined(separator: ", "))")
+                    continue
+                }
+                modes.append(mode)
+            }
+        } else if member("authorizationModes") == nil {
+            self.problems.append("\(path): needs authorizationModes")
+        }
+        var defaultMode: APIAuthorizationMode?
+        if let node = member("defaultMode"), let name = self.string(node, path: "\(path).defaultMode") {
+            defaultMode = APIAuthorizationMode(name: name)
+            if defaultMode == nil {
+                self.problems.append("\(path).defaultMode: unknown mode '\(name)'; expected one of \(APIAuthorizationMode.names.joined(separator: ", "))")
+            }
+        }
+        var keysRead: [APIKey] = []
+        for (keyPath, entry) in self.entries(member("apiKeys"), path: "\(path).apiKeys") {
+            guard let fields = self.object(entry, path: keyPath, keys: ["name", "value", "expires"]),
+                let keyName = self.requiredString(fields, "name", path: keyPath), let value = self.requiredString(fields, "value", path: keyPath)
+            else { continue }
+            var expires: Date?
+            if let node = fields.first(where: { $0.key == "expires" })?.value, let text = self.string(node, path: "\(keyPath).expires") {
+                expires = ISO8601DateFormatter().date(from: text)
+                if expires == nil { self.problems.append("\(keyPath).expires: must be a date like 2027-01-01T00:00:00Z, not '\(text)'") }
+            }
+            keysRead.append(APIKey(name: keyName, value: value, expires: expires))
+        }
+        var api = APIDefinition(name: name, schema: schema ?? "", authorizationModes: modes, defaultMode: defaultMode, apiKeys: keysRead)
+        if let node = member("stage"), let stage = self.string(node, path: "\(path).stage") { api.stage = stage }
+        if let node = member("userPoolProfile"), let value = self.string(node, path: "\(path).userPoolProfile") { api.userPoolProfile = value }
+        if let node = member("oidcProfile"), let value = self.string(node, path: "\(path).oidcProfile") { api.oidcProfile = value }
+        return api
+    }
+}

@@ -349,6 +349,33 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "WIFAPIServerTests",
+            dependencies: [
+                "WIFTestSupport",
+                "WIFAPIServer",
+                "WIFCredentials",
+                "AccessRules",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WIFAPIClientTests",
+            dependencies: [
+                "WIFAPIClient",
+                "WIFHTTP",
+                "WIFCredentials",
+                "AccessRules",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "WIFTerminalTests",
             dependencies: ["WIFTerminal"],
             swiftSettings: swiftSettings

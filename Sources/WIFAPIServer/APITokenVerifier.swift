@@ -111,20 +111,8 @@ extension APITokenAuthority {
         }
     }
 
-    /// Every string and string-list claim; numbers and booleans as their text, so rules can compare them.
     static func claims(of node: JSONNode) -> [String: ClaimValue] {
-        guard case .object(let members) = node.kind else { return [:] }
-        var claims: [String: ClaimValue] = [:]
-        for member in members {
-            switch member.value.kind {
-            case .string(let text): claims[member.key] = .string(text)
-            case .number(let text): claims[member.key] = .string(text)
-            case .bool(let flag): claims[member.key] = .string(flag ? "true" : "false")
-            case .array(let elements): claims[member.key] = .strings(elements.compactMap(\.stringValue))
-            case .object, .null: continue
-            }
-        }
-        return claims
+        ClaimValue.claims(of: node)
     }
 
     private static func number(_ node: JSONNode?) -> Double? {

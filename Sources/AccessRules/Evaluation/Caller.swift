@@ -1,3 +1,5 @@
+import WIFFoundation
+
 /// A claim of a caller's token: one string, a list of strings, or something else (a number, a
 /// boolean) that rules only compare as text.
 public enum ClaimValue: Sendable, Hashable {
@@ -108,5 +110,24 @@ public struct Caller: Sendable, Hashable {
     /// The caller's username: `cognito:username`, else `username`.
     var username: String? {
         self.claims["cognito:username"]?.string ?? self.claims["username"]?.string
+    }
+}
+
+extension ClaimValue {
+    /// The claims of a token's payload as rules read them: strings and lists of strings as they are,
+    /// numbers and booleans as their text; objects and nulls are left out.
+    package static func claims(of node: JSONNode) -> [String: ClaimValue] {
+        guard case .object(let members) = node.kind else { return [:] }
+        var claims: [String: ClaimValue] = [:]
+        for member in members {
+            switch member.value.kind {
+            case .string(let text): claims[member.key] = .string(text)
+            case .number(let text): claims[member.key] = .string(text)
+            case .bool(let flag): claims[member.key] = .string(flag ? "true" : "false")
+            case .array(let elements): claims[member.key] = .strings(elements.compactMap(\.stringValue))
+            case .object, .null: continue
+            }
+        }
+        return claims
     }
 }

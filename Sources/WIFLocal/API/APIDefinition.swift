@@ -20,12 +20,15 @@ public struct APIDefinition: Sendable {
     public var userPoolProfile: String
     /// The provider profile whose tokens are `OPENID_CONNECT` tokens.
     public var oidcProfile: String
+    /// How the rules are read: Amplify's current transformer (`v2`, deny by default) or the older one
+    /// (`v1`, rules protect only the operations they list).
+    public var semantics: RuleSemantics
 
     /// Creates an API.
     public init(
         name: String, schema: String, authorizationModes: [APIAuthorizationMode], defaultMode: APIAuthorizationMode? = nil,
         apiKeys: [APIKey] = [], stage: String = "local", userPoolProfile: String = ProviderProfile.cognitoUserPoolName,
-        oidcProfile: String = ProviderProfile.Kind.oidc.rawValue
+        oidcProfile: String = ProviderProfile.Kind.oidc.rawValue, semantics: RuleSemantics = .v2
     ) {
         self.name = name
         self.schema = schema
@@ -35,6 +38,7 @@ public struct APIDefinition: Sendable {
         self.stage = stage
         self.userPoolProfile = userPoolProfile
         self.oidcProfile = oidcProfile
+        self.semantics = semantics
     }
 
     /// The default API's name.

@@ -46,7 +46,7 @@ struct APIService: Sendable {
         for definition in configuration.apis {
             let ruleSet: RuleSet
             do {
-                ruleSet = try RuleSet(schema: definition.schema)
+                ruleSet = try RuleSet(schema: definition.schema, semantics: definition.semantics)
             } catch {
                 throw LocalStackError("the schema of API \(definition.name) is invalid: \(error)")
             }

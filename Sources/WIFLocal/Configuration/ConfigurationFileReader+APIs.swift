@@ -8,13 +8,14 @@ extension ConfigurationFileReader {
     /// ```json
     /// {"name": "notes", "schema": "type Note @model @auth(rules: [{allow: owner}]) { id: ID! }",
     ///  "authorizationModes": ["AMAZON_COGNITO_USER_POOLS", "API_KEY"], "defaultMode": "AMAZON_COGNITO_USER_POOLS",
-    ///  "apiKeys": [{"name": "web", "value": "da2-…", "expires": "2027-01-01T00:00:00Z"}], "stage": "local"}
+    ///  "apiKeys": [{"name": "web", "value": "da2-…", "expires": "2027-01-01T00:00:00Z"}], "stage": "local",
+    ///  "semantics": "v2"}
     /// ```
     ///
     /// `schemaFile` (relative to the configuration file) may stand for `schema`. An entry named like a
     /// default API replaces it.
     mutating func api(_ node: ConfigurationJSON, path: String) -> APIDefinition? {
-        let keys = ["name", "schema", "schemaFile", "authorizationModes", "defaultMode", "apiKeys", "stage", "userPoolProfile", "oidcProfile"]
+        let keys = ["name", "schema", "schemaFile", "authorizationModes", "defaultMode", "apiKeys", "stage", "userPoolProfile", "oidcProfile", "semantics"]
         guard let members = self.object(node, path: path, keys: keys), let name = self.requiredString(members, "name", path: path) else {
             return nil
         }
@@ -73,6 +74,13 @@ extension ConfigurationFileReader {
         if let node = member("stage"), let stage = self.string(node, path: "\(path).stage") { api.stage = stage }
         if let node = member("userPoolProfile"), let value = self.string(node, path: "\(path).userPoolProfile") { api.userPoolProfile = value }
         if let node = member("oidcProfile"), let value = self.string(node, path: "\(path).oidcProfile") { api.oidcProfile = value }
+        if let node = member("semantics"), let value = self.string(node, path: "\(path).semantics") {
+            if let semantics = RuleSemantics(rawValue: value) {
+                api.semantics = semantics
+            } else {
+                self.problems.append("\(path).semantics: must be v1 or v2, not '\(value)'")
+            }
+        }
         return api
     }
 }

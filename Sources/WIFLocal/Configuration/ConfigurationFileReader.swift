@@ -98,10 +98,16 @@ struct ConfigurationFileReader {
         }
         configuration.identityPools = pools
         var apis: [APIDefinition] = useDefaults ? [.todo()] : []
+        labels.apis = apis.map { "the default API '\($0.name)'" }
         for (path, entry) in self.entries(member("apis"), path: "apis") {
             guard let api = self.api(entry, path: path) else { continue }
-            apis.removeAll { $0.name == api.name }
-            apis.append(api)
+            if let existing = apis.firstIndex(where: { $0.name == api.name }) {
+                apis[existing] = api
+                labels.apis[existing] = path
+            } else {
+                apis.append(api)
+                labels.apis.append(path)
+            }
         }
         configuration.apis = apis
         self.readOAuth(member("oauth"), clients: member("oauthClients"), useDefaults: useDefaults, into: &configuration, labels: &labels)

@@ -3,10 +3,10 @@ import AccessRules
 extension LocalConfiguration {
     /// APIs: unique names of letters, digits, `-` and `_`; a schema whose rules read without errors; at
     /// least one mode, the default among them; keys for `API_KEY`; the token profiles of the JWT modes.
-    func checkAPIs(into problems: inout [String]) {
+    func checkAPIs(labels: ConfigurationLabels, into problems: inout [String]) {
         var names: Set<String> = []
         for (index, api) in self.apis.enumerated() {
-            let path = "apis[\(index)]"
+            let path = labels.api(index)
             let validName = !api.name.isEmpty && api.name.utf8.count <= 64
                 && api.name.unicodeScalars.allSatisfy { $0.properties.isAlphabetic && $0.isASCII || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" }
             if !validName { problems.append("\(path).name: '\(api.name)' must be 1 to 64 letters, digits, '-' or '_'") }

@@ -35,7 +35,7 @@ extension LocalConfiguration {
         self.checkOAuth(labels: labels, into: &problems)
         self.checkConnections(into: &problems)
         self.checkIdentityPools(labels: labels, into: &problems)
-        self.checkAPIs(into: &problems)
+        self.checkAPIs(labels: labels, into: &problems)
         return problems
     }
 
@@ -271,6 +271,7 @@ struct ConfigurationLabels: Sendable {
     var buckets: [String]
     var oauthClients: [String] = []
     var identityPools: [String] = []
+    var apis: [String] = []
 
     init(_ configuration: LocalConfiguration) {
         self.providers = configuration.providers.indices.map { "providers[\($0)]" }
@@ -279,6 +280,7 @@ struct ConfigurationLabels: Sendable {
         self.buckets = configuration.buckets.indices.map { "buckets[\($0)]" }
         self.oauthClients = configuration.oauthClients.indices.map { "oauthClients[\($0)]" }
         self.identityPools = configuration.identityPools.indices.map { "identityPools[\($0)]" }
+        self.apis = configuration.apis.indices.map { "apis[\($0)]" }
     }
 
     init(providers: [String], externalIssuers: [String], roles: [String], buckets: [String]) {
@@ -294,6 +296,7 @@ struct ConfigurationLabels: Sendable {
     func bucket(_ index: Int) -> String { Self.label(self.buckets, index, "buckets") }
     func oauthClient(_ index: Int) -> String { Self.label(self.oauthClients, index, "oauthClients") }
     func identityPool(_ index: Int) -> String { Self.label(self.identityPools, index, "identityPools") }
+    func api(_ index: Int) -> String { Self.label(self.apis, index, "apis") }
 
     private static func label(_ labels: [String], _ index: Int, _ array: String) -> String {
         labels.indices.contains(index) ? labels[index] : "\(array)[\(index)]"

@@ -213,4 +213,74 @@ import WIFTestSupport
             }
         }
     }
+
+    static let notesSchema = """
+        type Note @model @auth(rules: [{ allow: owner, operations: [create, update, delete] }]) {
+          id: ID!
+          content: String
+          owner: String
+        }
+        """
+
+    @Test func v1LetsOtherUsersReadWhatV2Refuses() async throws {
+        try await StackTestSupport.withDataDirectory { path in
+            var configuration = LocalConfiguration.default(dataDirectory: path)
+            for semantics in [RuleSemantics.v1, .v2] {
+                configuration.apis.append(
+                    APIDefinition(name: "notes-\(semantics.rawValue)", schema: Self.notesSchema, authorizationModes: [.userPools], semantics: semantics))
+            }
+            try await LocalStack.run(configuration) { stack in
+                for (semantics, expected) in [("v1", 200), ("v2", 403)] {
+                    var endpoint = Self.endpoint(stack)
+                    endpoint.url = URL(string: "\(stack.url)/apis/notes-\(semantics)")!
+                    let alice = APIClient(endpoint: endpoint, credentials: try Self.userPool(stack, "alice"))
+                    let bob = APIClient(endpoint: endpoint, credentials: try Self.userPool(stack, "bob"))
+                    let created = try await alice.send("POST", "/Note", body: Array(#"{"id":"n1","content":"mine"}"#.utf8))
+                    #expect(created.response.status == 201)
+                    #expect(try await bob.send("GET", "/Note/n1").response.status == expected, "\(semantics)")
+
+                    // Bob's update is refused before it is sent, with the reason, by the rules the server runs.
+                    let rules = RuleEvaluator(ruleSet: try RuleSet(schema: Self.notesSchema, semantics: semantics == "v1" ? .v1 : .v2))
+                    let stored: Record = ["id": "n1", "content": "mine", "owner": "alice"]
+                    let check = try await bob.checkSave(rules, model: "Note", stored: stored, changes: ["content": "bob's"], mode: .userPools)
+                    #expect(!check.isAllowed)
+                    #expect(check.explanation.contains("owner"))
+                    let aliceCheck = try await alice.checkSave(rules, model: "Note", stored: stored, changes: ["content": "edited"], mode: .userPools)
+                    #expect(aliceCheck.isAllowed)
+                    // The server agrees.
+                    let sent = try await bob.send("PUT", "/Note/n1", body: Array(#"{"content":"bob's"}"#.utf8))
+                    #expect(sent.response.status == 403)
+                }
+            }
+        }
+    }
+
+    @Test func recordsOutliveARestartAndBadRequestsLoseNothing() async throws {
+        try await StackTestSupport.withDataDirectory { path in
+            let id = try await LocalStack.run(.default(dataDirectory: path)) { stack in
+                let alice = Self.client(stack, try Self.userPool(stack, "alice"))
+                let created = try await alice.send("POST", "/Todo", body: Array(#"{"content":"kept"}"#.utf8))
+                return try #require(Self.json(created)["id"] as? String)
+            }
+            try await LocalStack.run(.default(dataDirectory: path)) { stack in
+                let alice = Self.client(stack, try Self.userPool(stack, "alice"))
+                #expect(Self.json(try await alice.send("GET", "/Todo/\(id)"))["content"] as? String == "kept")
+                let broken = try await alice.send("PUT", "/Todo/\(id)", body: Array("not json".utf8))
+                #expect(broken.response.status == 400)
+                let badId = try await alice.send("GET", "/Todo/..%2Fescape")
+                #expect(badId.response.status == 400 || badId.response.status == 404)
+                #expect(Self.json(try await alice.send("GET", "/Todo/\(id)"))["content"] as? String == "kept")
+                let unknownModel = try await alice.send("GET", "/Nope")
+                #expect(unknownModel.response.status == 404)
+                #expect(String(decoding: unknownModel.response.body, as: UTF8.self).contains("Todo"))
+                // Bob cannot take the record over by naming himself owner.
+                let bob = Self.client(stack, try Self.userPool(stack, "bob"))
+                let takeover = try await bob.send("PUT", "/Todo/\(id)", body: Array(#"{"owner":"bob"}"#.utf8))
+                #expect(takeover.response.status == 403)
+                // Nor create one in Alice's name.
+                let forged = try await bob.send("POST", "/Todo", body: Array(#"{"content":"x","owner":"alice"}"#.utf8))
+                #expect(forged.response.status == 403)
+            }
+        }
+    }
 }

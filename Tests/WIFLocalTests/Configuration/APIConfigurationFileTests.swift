@@ -1,0 +1,50 @@
+import AccessRules
+import Testing
+import WIFAPIServer
+@testable import WIFLocal
+
+/// APIs in the configuration file: read beside the default `todo`, and checked with paths.
+@Suite struct APIConfigurationFileTests {
+    @Test func anAPIIsReadBesideTheDefaultOne() throws {
+        let loaded = try ConfigurationTestSupport.load(
+            """
+            {"apis": [{"name": "notes", "schemaFile": "notes.graphql", "authorizationModes": ["AMAZON_COGNITO_USER_POOLS", "API_KEY"],
+              "defaultMode": "API_KEY", "apiKeys": [{"name": "web", "value": "da2-notes", "expires": "2030-01-01T00:00:00Z"}],
+              "stage": "dev", "semantics": "v1"}]}
+            """, files: ["notes.graphql": "type Note @model @auth(rules: [{allow: owner}]) { id: ID! owner: String }"])
+        #expect(loaded.apis.map(\.name) == ["todo", "notes"])
+        let notes = try #require(loaded.apis.last)
+        #expect(notes.defaultMode == .apiKey)
+        #expect(notes.authorizationModes == [.userPools, .apiKey])
+        #expect(notes.apiKeys.first?.expires != nil)
+        #expect(notes.stage == "dev")
+        #expect(notes.semantics == .v1)
+        #expect(notes.schema.contains("type Note"))
+    }
+
+    @Test func problemsNameTheirPath() throws {
+        let message = try #require(try ConfigurationTestSupport.loadError("""
+            {"apis": [
+              {"name": "bad name", "schema": "type T @model @auth(rules: [{allow: sometimes}]) { id: ID! }",
+               "authorizationModes": ["API_KEY", "AWS_MAGIC"], "defaultMode": "AWS_IAM", "semantics": "v3"},
+              {"name": "todo", "schema": "type A { id: ID! }", "authorizationModes": ["AMAZON_COGNITO_USER_POOLS"], "userPoolProfile": "nobody"}
+            ]}
+            """))
+        #expect(message.contains("apis[0].authorizationModes[1]: unknown mode 'AWS_MAGIC'"))
+        #expect(message.contains("apis[0].semantics: must be v1 or v2, not 'v3'"))
+        #expect(message.contains("apis[0].name: 'bad name' must be 1 to 64 letters"))
+        #expect(message.contains("apis[0].schema: "))
+        #expect(message.contains("apis[0].defaultMode: AWS_IAM is not one of the API's authorizationModes"))
+        #expect(message.contains("apis[0].apiKeys: API_KEY needs at least one key"))
+        #expect(message.contains("apis[1].schema: declares no @model type"))
+        #expect(message.contains("apis[1].userPoolProfile: no provider profile is named 'nobody'"))
+    }
+
+    @Test func theDefaultStackServesTodo() throws {
+        let configuration = LocalConfiguration.default(dataDirectory: "/unused")
+        #expect(configuration.apis.map(\.name) == ["todo"])
+        try configuration.validate()
+        let authenticated = try #require(configuration.roles.first { $0.name == RoleDefinition.identityPoolAuthenticatedRole })
+        #expect(authenticated.permissionPolicies.contains { $0.contains("arn:aws:execute-api:us-east-1:000000000000:todo/local/GET/*") })
+    }
+}

@@ -1,6 +1,7 @@
 import AccessRules
 import Foundation
 import WIFAPIServer
+import WIFFoundation
 
 extension ConfigurationFileReader {
     /// One entry of `apis`:
@@ -82,5 +83,31 @@ extension ConfigurationFileReader {
             }
         }
         return api
+    }
+}
+
+extension LocalConfiguration {
+    /// The `apis` member of ``fileRepresentation()``, in the shape the reader takes; API keys included, as
+    /// the file must serve the same keys.
+    func apisFileField() -> String {
+        let quoted = JSONWriter.quoted
+        return "\"apis\": " + Self.array(self.apis.map { api in
+            let keys = api.apiKeys.map { key in
+                var fields = ["\"name\": \(quoted(key.name))", "\"value\": \(quoted(key.value))"]
+                if let expires = key.expires { fields.append("\"expires\": \(quoted(AWSDate.extended(Int64(expires.timeIntervalSince1970))))") }
+                return "{" + fields.joined(separator: ", ") + "}"
+            }
+            return [
+                "\"name\": \(quoted(api.name))",
+                "\"schema\": \(quoted(api.schema))",
+                "\"authorizationModes\": \(Self.strings(api.authorizationModes.map(\.rawValue)))",
+                "\"defaultMode\": \(quoted(api.defaultMode.rawValue))",
+                "\"apiKeys\": [\(keys.joined(separator: ", "))]",
+                "\"stage\": \(quoted(api.stage))",
+                "\"userPoolProfile\": \(quoted(api.userPoolProfile))",
+                "\"oidcProfile\": \(quoted(api.oidcProfile))",
+                "\"semantics\": \(quoted(api.semantics.rawValue))",
+            ]
+        })
     }
 }

@@ -122,6 +122,7 @@ extension LocalConfiguration {
         fields += self.oauthFileFields()
         fields.append(self.connectionsFileField())
         fields.append(self.identityPoolsFileField())
+        fields.append(self.apisFileField())
         out += fields.map { "  " + $0 }.joined(separator: ",\n")
         return out + "\n}\n"
     }

@@ -20,6 +20,12 @@ import WIFAPIServer
         #expect(notes.stage == "dev")
         #expect(notes.semantics == .v1)
         #expect(notes.schema.contains("type Note"))
+        // The file form reads back to the same APIs.
+        let again = try ConfigurationTestSupport.load(loaded.fileRepresentation())
+        #expect(again.apis.map(\.name) == ["todo", "notes"])
+        #expect(again.apis.last?.apiKeys == notes.apiKeys)
+        #expect(again.apis.last?.schema == notes.schema)
+        #expect(again.apis.last?.semantics == .v1)
     }
 
     @Test func problemsNameTheirPath() throws {

@@ -205,3 +205,43 @@ public enum AmplifyAPIConfiguration {
         }
     }
 }
+
+extension AmplifyAPIConfiguration {
+    /// The type-level `@auth` rules of the data API's models, from `data.model_introspection` of an
+    /// `amplify_outputs.json`, for choosing modes in multi-auth; `nil` when the file has none.
+    /// - Parameter bytes: The file.
+    /// - Throws: ``APIConfigurationError`` when the file or its rules are invalid.
+    public static func rules(in bytes: [UInt8]) throws(APIConfigurationError) -> RuleSet? {
+        let reader = Reader(bytes: bytes)
+        let root: JSONNode
+        do {
+            root = try JSONParser.parse(bytes)
+        } catch {
+            let location = JSONParser.location(of: error.offset, in: bytes)
+            throw APIConfigurationError(path: "", line: location.line, column: location.column, message: "not valid JSON: \(error.message)")
+        }
+        guard let introspection = root.member("data")?.member("model_introspection") else { return nil }
+        guard let models = introspection.member("models") else {
+            throw reader.error(introspection, "data.model_introspection", "needs models")
+        }
+        var entries: [String] = []
+        for model in try reader.object(models, "data.model_introspection.models") {
+            let path = "data.model_introspection.models.\(model.key)"
+            var rules = "[]"
+            for (index, attribute) in (model.value.member("attributes")?.arrayValue ?? []).enumerated()
+            where attribute.member("type")?.stringValue == "auth" {
+                guard let list = attribute.member("properties")?.member("rules"), list.arrayValue != nil else {
+                    throw reader.error(attribute, "\(path).attributes[\(index)]", "an auth attribute needs properties.rules, an array")
+                }
+                rules = String(decoding: bytes[list.range], as: UTF8.self)
+            }
+            entries.append("\(JSONWriter.quoted(model.key)):{\"rules\":\(rules)}")
+        }
+        let json = "{\"models\":{\(entries.joined(separator: ","))}}"
+        do {
+            return try RuleSet(json: Array(json.utf8))
+        } catch {
+            throw APIConfigurationError(path: "data.model_introspection", line: nil, column: nil, message: "its auth rules are invalid: \(error)")
+        }
+    }
+}

@@ -10,7 +10,9 @@ extension WIFTool.Local {
             abstract: "Run the local stack in the foreground until SIGINT or SIGTERM.",
             discussion: """
                 Prints one line when the stack is ready: its endpoint, such as http://127.0.0.1:4566, to use as \
-                AWS_ENDPOINT_URL (with --json, an object with endpoint, issuer, dataDirectory and identityPools, each with its id, name and roles). Stops \
+                AWS_ENDPOINT_URL (with --json, an object with endpoint, issuer, dataDirectory, identityPools, each with its id, \
+                name and roles, and apis, each with its name, url, modes and API keys; the stack's amplify_outputs.json is at \
+                /.well-known/amplify_outputs.json). Stops \
                 gracefully on SIGINT (Ctrl-C) or SIGTERM and exits 0. --verbose logs one line per request to \
                 standard error. Exit status \(ExitStatus.usage.rawValue) for an invalid configuration, \
                 \(ExitStatus.io.rawValue) when the configuration file or data directory cannot be used, \
@@ -41,6 +43,24 @@ extension WIFTool.Local {
             var issuer: String
             var dataDirectory: String
             var identityPools: [Pool]
+            var apis: [API]
+        }
+
+        /// An API as `--json` lists it: where it is, its modes (the default first) and its keys.
+        struct API: Encodable {
+            var name: String
+            var url: String
+            var modes: [String]
+            var apiKeys: [String]
+            var stage: String
+
+            init(_ api: APIDefinition, endpoint: String) {
+                self.name = api.name
+                self.url = "\(endpoint)/apis/\(api.name)"
+                self.modes = ([api.defaultMode] + api.authorizationModes.filter { $0 != api.defaultMode }).map(\.rawValue)
+                self.apiKeys = api.apiKeys.map(\.value)
+                self.stage = api.stage
+            }
         }
 
         /// An identity pool as `--json` lists it: its id, name, whether guests are let in, and its roles.
@@ -53,6 +73,8 @@ extension WIFTool.Local {
             var unauthenticatedRole: String?
             /// The roles a rule of a role mapping may choose.
             var ruleRoles: [String]
+            /// Every role the pool may hand out.
+            var roles: [String]
 
             init(_ pool: IdentityPoolDefinition) {
                 self.id = pool.id
@@ -66,6 +88,9 @@ extension WIFTool.Local {
                     for rule in mapping.rules where !roles.contains(rule.roleArn) { roles.append(rule.roleArn) }
                 }
                 self.ruleRoles = roles
+                self.roles = [pool.roles.authenticated, pool.roles.unauthenticated].compactMap { $0 } + roles.filter {
+                    $0 != pool.roles.authenticated && $0 != pool.roles.unauthenticated
+                }
             }
         }
 
@@ -92,7 +117,8 @@ extension WIFTool.Local {
                         if json {
                             let ready = Ready(
                                 endpoint: endpoint.url, issuer: endpoint.issuer, dataDirectory: endpoint.configuration.dataDirectory,
-                                identityPools: endpoint.configuration.identityPools.map(Pool.init))
+                                identityPools: endpoint.configuration.identityPools.map(Pool.init),
+                                apis: endpoint.configuration.apis.map { API($0, endpoint: endpoint.url) })
                             let encoder = JSONEncoder()
                             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                             let line = (try? encoder.encode(ready)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"

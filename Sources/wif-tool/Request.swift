@@ -11,16 +11,29 @@ extension WIFTool {
     struct Request: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "request",
-            abstract: "Send a SigV4-signed request to any AWS-compatible service.",
+            abstract: "Send a SigV4-signed request to any AWS-compatible service, or call an Amplify API in any authorization mode.",
             discussion: """
-                Signs with credentials from the environment, web identity or the selected profile. \
-                --dry-run prints the signed request instead of sending it: the first line is \
-                'METHOD URL', then one 'Name: value' line per header (with --json, an object with \
-                method, url and headers). --presign SECONDS prints a presigned URL instead.
+                wif-tool request --service NAME URL: signs with credentials from the environment, web identity \
+                or the selected profile. --dry-run prints the signed request instead of sending it: the \
+                first line is 'METHOD URL', then one 'Name: value' line per header (with --json, an object \
+                with method, url and headers). --presign SECONDS prints a presigned URL instead.
+
+                wif-tool request --api NAME [METHOD] PATH: calls an API of an amplifyconfiguration.json or \
+                amplify_outputs.json (--config), or without one the API the local stack publishes (the \
+                embedded stack, or the one at --endpoint), as the signed-in user: the sign-in's token for \
+                AMAZON_COGNITO_USER_POOLS and OPENID_CONNECT, its identity pool or role credentials for \
+                AWS_IAM, the configured key for API_KEY. --auth-mode picks one mode (default: the API's); \
+                --multi-auth --model M --operation OP tries the modes of the model's rules in Amplify's \
+                order, falling back only after an authorization failure. Standard error names the mode that \
+                answered; --json prints mode, attempts, status and body.
+
+                Exit status for --api: 0 a 2xx answer; 4 refused (401 or 403); 5 not found; 1 another \
+                answer; 3 no credentials for any mode tried; 7 the API cannot be reached; 64 bad options.
                 """
         )
 
         @OptionGroup var options: GlobalOptions
+        @OptionGroup var store: StoreOptions
 
         @Option(name: [.customShort("X"), .customLong("method")], help: "The HTTP method (default GET, or POST with --data).")
         var method: String?
@@ -32,7 +45,25 @@ extension WIFTool {
         var data: String?
 
         @Option(name: .long, help: "The service name in the credential scope, such as s3, sts or execute-api.")
-        var service: String
+        var service: String?
+
+        @Option(name: .long, help: "Call the Amplify API of this name instead of a URL.")
+        var api: String?
+
+        @Option(name: .long, help: "The amplifyconfiguration.json or amplify_outputs.json describing --api (default: what the local stack publishes).")
+        var config: String?
+
+        @Option(name: .long, help: "The authorization mode for --api: AWS_IAM, API_KEY, AMAZON_COGNITO_USER_POOLS, OPENID_CONNECT, AWS_LAMBDA or NONE.")
+        var authMode: String?
+
+        @Flag(name: .long, help: "Try the modes of --model's rules for --operation in Amplify's order.")
+        var multiAuth = false
+
+        @Option(name: .long, help: "The model whose rules --multi-auth reads.")
+        var model: String?
+
+        @Option(name: .long, help: "The operation --multi-auth is for: create, update, delete, get, list.")
+        var operation: String?
 
         @Flag(name: [.short, .customLong("include")], help: "Print the response status line and headers.")
         var include = false
@@ -46,10 +77,23 @@ extension WIFTool {
         @Option(name: .long, help: "Print a presigned URL valid for SECONDS instead of sending.")
         var presign: Int?
 
-        @Argument(help: "The URL to request.")
-        var url: String
+        @Argument(help: "The URL to request; with --api, [METHOD] PATH relative to the API's URL.")
+        var target: [String] = []
+
+        /// The URL, for a request without --api.
+        var url: String { self.target.first ?? "" }
 
         func validate() throws {
+            if self.api != nil {
+                try self.validateAPI()
+                return
+            }
+            guard self.service != nil else { throw ValidationError("give --service NAME (or --api NAME to call an Amplify API)") }
+            guard self.target.count == 1 else { throw ValidationError("give exactly one URL") }
+            for (flag, given) in [("--config", self.config != nil), ("--auth-mode", self.authMode != nil), ("--multi-auth", self.multiAuth)]
+            where given {
+                throw ValidationError("\(flag) goes with --api")
+            }
             if let date, Self.parseDate(date) == nil {
                 throw ValidationError("--date must look like 20150830T123600Z, not '\(date)'")
             }
@@ -70,6 +114,10 @@ extension WIFTool {
         }
 
         func run() async throws {
+            if self.api != nil {
+                try await self.runAPI()
+                return
+            }
             try await reportingErrors {
                 let logger = self.options.makeLogger()
                 let body = try self.readBody()
@@ -80,7 +128,7 @@ extension WIFTool {
                 let headers = self.header.compactMap(Self.splitHeader).map { SigV4Request.Header($0.0, $0.1) }
                 var request = try SigV4Request(method: method, url: url, headers: headers)
                 let credentials = try await self.options.credentialProvider().getCredentials(logger: logger)
-                let signer = SigV4Signer(credentials: credentials, region: self.options.resolvedRegion(), service: self.service)
+                let signer = SigV4Signer(credentials: credentials, region: self.options.resolvedRegion(), service: self.service ?? "")
                 let signingDate = self.date.flatMap(Self.parseDate) ?? Date()
                 let payload: SigV4Signer.Payload = body.map { .bytes($0) } ?? .empty
 
@@ -100,7 +148,7 @@ extension WIFTool {
             }
         }
 
-        private func readBody() throws -> [UInt8]? {
+        func readBody() throws -> [UInt8]? {
             guard let data = self.data else { return nil }
             guard data.hasPrefix("@") else { return Array(data.utf8) }
             let path = String(data.dropFirst())

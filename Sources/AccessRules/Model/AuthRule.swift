@@ -1,3 +1,5 @@
+import WIFFoundation
+
 /// One `@auth` rule, with Amplify's defaults filled in for every field the author left out.
 public struct AuthRule: Sendable, Hashable {
     /// Who the rule is for.
@@ -105,4 +107,37 @@ public struct SourcePosition: Sendable, Hashable, Codable, CustomStringConvertib
 
     /// `line:column`.
     public var description: String { "\(self.line):\(self.column)" }
+}
+
+extension AuthRule {
+    /// The rule as a JSON object with every property written out, in the shape the JSON rules reader and
+    /// Amplify's model introspection (`attributes[type=auth].properties.rules`) both use.
+    public var json: String {
+        var members = [
+            "\"allow\":\(JSONWriter.quoted(self.allow.rawValue))",
+            "\"provider\":\(JSONWriter.quoted(self.provider.name))",
+        ]
+        switch self.allow {
+        case .owner:
+            members.append("\"ownerField\":\(JSONWriter.quoted(self.ownerField))")
+            members.append("\"identityClaim\":\(JSONWriter.quoted(self.identityClaim))")
+        case .groups:
+            if !self.groups.isEmpty { members.append("\"groups\":[\(self.groups.map(JSONWriter.quoted).joined(separator: ","))]") }
+            if let groupsField { members.append("\"groupsField\":\(JSONWriter.quoted(groupsField))") }
+            members.append("\"groupClaim\":\(JSONWriter.quoted(self.groupClaim))")
+        case .private, .public, .custom:
+            break
+        }
+        var names: [String] = []
+        var rest = self.operations
+        for name in ["create", "update", "delete", "read"] {
+            if let set = ModelOperations.named(name), rest.contains(set) {
+                names.append(name)
+                rest.subtract(set)
+            }
+        }
+        names += rest.operations.map(\.rawValue)
+        members.append("\"operations\":[\(names.map(JSONWriter.quoted).joined(separator: ","))]")
+        return "{" + members.joined(separator: ",") + "}"
+    }
 }

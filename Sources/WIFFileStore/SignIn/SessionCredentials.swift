@@ -80,13 +80,17 @@ public actor SessionCredentials: CredentialProvider {
         return expiration.timeIntervalSince(now) < margin
     }
 
-    private func renew(logger: Logger) async throws -> AWSCredentials {
+    /// The sign-in's identity token, read again from its source (and renewed, for an OpenID Connect
+    /// sign-in): what API calls in a user pool or OIDC mode send. `nil` for a guest.
+    /// - Parameter logger: Where to log; never the token.
+    /// - Returns: The token.
+    /// - Throws: ``WIFCredentialsError`` `tokenExpired` or `tokenUnavailable` saying to sign in again.
+    public func webIdentityToken(logger: Logger) async throws -> String? {
         let hint = SignIn.loginHint(for: self.session, account: self.account)
-        var token: String
         let now = self.now()
         switch self.session.token.kind {
         case .guest:
-            return try await self.renewIdentity(token: nil, hint: hint, logger: logger)
+            return nil
         case .development, .token:
             guard let value = self.session.token.value else {
                 throw WIFCredentialsError.tokenUnavailable("the stored sign-in has no token; sign in again: \(hint)")
@@ -95,14 +99,15 @@ public actor SessionCredentials: CredentialProvider {
                 throw WIFCredentialsError.tokenExpired(
                     "the sign-in of \(self.session.subject) expired at \(Self.format(expiration)); sign in again: \(hint)")
             }
-            token = value
+            return value
         case .oidc:
-            token = try await OIDCSignIn.idToken(
+            return try await OIDCSignIn.idToken(
                 for: self.session, secrets: self.store.secrets, httpClient: self.httpClient, hint: hint, logger: logger)
         case .file:
             guard let path = self.session.token.path else {
                 throw WIFCredentialsError.tokenUnavailable("the stored sign-in names no token file; sign in again: \(hint)")
             }
+            let token: String
             do {
                 token = try SignIn.token(fromFile: path)
             } catch {
@@ -112,6 +117,14 @@ public actor SessionCredentials: CredentialProvider {
                 throw WIFCredentialsError.tokenExpired(
                     "the token in \(path) expired at \(Self.format(expiration)); put a fresh token there, or sign in again: \(hint)")
             }
+            return token
+        }
+    }
+
+    private func renew(logger: Logger) async throws -> AWSCredentials {
+        let hint = SignIn.loginHint(for: self.session, account: self.account)
+        guard var token = try await self.webIdentityToken(logger: logger) else {
+            return try await self.renewIdentity(token: nil, hint: hint, logger: logger)
         }
         if self.session.identityPool != nil {
             return try await self.renewIdentity(token: token, hint: hint, logger: logger)

@@ -1,3 +1,4 @@
+import AccessRules
 import WIFFoundation
 
 /// The stack described as Amplify Gen 2's `amplify_outputs.json`, served at
@@ -39,11 +40,26 @@ enum AmplifyOutputs {
                 #""authorization_types":[\#(api.authorizationModes.filter { $0 != api.defaultMode }.map { JSONWriter.quoted($0.rawValue) }.joined(separator: ","))]"#,
             ]
             if let key = api.apiKeys.first { data.append(#""api_key":\#(JSONWriter.quoted(key.value))"#) }
+            if let ruleSet = try? RuleSet(schema: api.schema, semantics: api.semantics) {
+                data.append(#""model_introspection":\#(Self.modelIntrospection(ruleSet))"#)
+            }
             sections.append(#""data":{\#(data.joined(separator: ","))}"#)
         }
         if let bucket = configuration.buckets.first {
             sections.append(#""storage":{"aws_region":\#(JSONWriter.quoted(region)),"bucket_name":\#(JSONWriter.quoted(bucket.name))}"#)
         }
         return "{" + sections.joined(separator: ",") + "}"
+    }
+
+    /// The models and their type-level `@auth` rules in the shape of Amplify's model introspection, which
+    /// clients read to choose modes for multi-auth.
+    static func modelIntrospection(_ ruleSet: RuleSet) -> String {
+        let models = ruleSet.models.keys.sorted().compactMap { name -> String? in
+            guard let model = ruleSet.models[name] else { return nil }
+            let rules = model.rules.map(\.json).joined(separator: ",")
+            let attributes = #"[{"type":"model","properties":{}},{"type":"auth","properties":{"rules":[\#(rules)]}}]"#
+            return #"\#(JSONWriter.quoted(name)):{"name":\#(JSONWriter.quoted(name)),"attributes":\#(attributes)}"#
+        }
+        return #"{"version":1,"models":{\#(models.joined(separator: ","))},"enums":{},"nonModels":{}}"#
     }
 }

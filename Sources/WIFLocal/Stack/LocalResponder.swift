@@ -79,7 +79,8 @@ struct LocalResponder: HTTPResponder {
         let name = request.uri.queryParameters.get("api")
         let baseURL = "http://" + self.issuer.authority(of: request)
         guard let document = AmplifyOutputs.document(configuration: self.apis.configuration, baseURL: baseURL, api: name) else {
-            return APIService.error(.notFound, "NotFoundException", "no API is named '\(name ?? "")'")
+            let served = self.apis.configuration.apis.map(\.name).joined(separator: ", ")
+            return APIService.error(.notFound, "NotFoundException", "no API is named '\(name ?? "")'; this stack serves \(served)")
         }
         return APIService.json(.ok, document)
     }

@@ -1,0 +1,171 @@
+public import AccessRules
+import AsyncHTTPClient
+public import Foundation
+public import Logging
+public import WIFAPIClient
+import WIFCredentials
+import WIFFoundation
+import WIFLocal
+
+/// Calls an Amplify API as the signed-in user (or signed out, with what the API's configuration
+/// gives): the sign-in's identity token for user pool and OIDC modes, its identity pool or role
+/// credentials for IAM, the configured API key.
+///
+/// The API is found in a configuration file (`amplifyconfiguration.json` or `amplify_outputs.json`),
+/// or, without one, in the `amplify_outputs.json` the target stack publishes at
+/// `/.well-known/amplify_outputs.json`: the embedded stack, or the one at the configured endpoint.
+public enum SignedInAPI {
+    /// One call.
+    public struct Call: Sendable {
+        /// The API's name.
+        public var api: String
+        /// A configuration file's bytes, or `nil` to ask the target stack.
+        public var configuration: [UInt8]?
+        /// The method.
+        public var method: String
+        /// The path below the API's URL.
+        public var path: String
+        /// The body.
+        public var body: [UInt8]
+        /// Extra headers.
+        public var headers: [(name: String, value: String)]
+        /// How to choose the mode.
+        public var modes: Modes
+
+        /// How a call chooses its mode.
+        public enum Modes: Sendable {
+            /// The API's default mode.
+            case apiDefault
+            /// One mode.
+            case one(APIAuthorizationMode)
+            /// Multi-auth for a model and operation, from the API's published rules.
+            case multiAuth(model: String, operation: ModelOperation)
+        }
+
+        /// Creates a call.
+        public init(
+            api: String, configuration: [UInt8]?, method: String, path: String, body: [UInt8] = [], headers: [(name: String, value: String)] = [],
+            modes: Modes = .apiDefault
+        ) {
+            self.api = api
+            self.configuration = configuration
+            self.method = method
+            self.path = path
+            self.body = body
+            self.headers = headers
+            self.modes = modes
+        }
+    }
+
+    /// Sends a call.
+    /// - Parameters:
+    ///   - call: The call.
+    ///   - configuration: The tool's settings.
+    ///   - environment: The process environment (`WIF_PASSPHRASE`, `WIF_KEY_FILE`).
+    ///   - logger: Where to log: each attempt's mode and outcome, never a credential.
+    /// - Returns: The answer, with the mode that answered and every attempt.
+    /// - Throws: ``FileStoreError`` for an unknown API or configuration problem; ``APIClientError`` when no
+    ///   mode had credentials or the API cannot be reached.
+    public static func send(
+        _ call: Call, configuration: ToolConfiguration, environment: [String: String], logger: Logger
+    ) async throws -> APIResult {
+        var signedIn: (session: StoredSession, store: SessionStore, configuration: ToolConfiguration)?
+        do {
+            signedIn = try StoreRuntime.signedInSession(configuration, environment: environment)
+        } catch let error as FileStoreError where error.code == .signInRequired {
+            signedIn = nil
+        }
+        let target = signedIn?.configuration ?? configuration
+        return try await StoreRuntime.withTarget(target, logger: logger) { context in
+            let document: [UInt8]
+            if let given = call.configuration {
+                document = given
+            } else {
+                document = try await Self.publishedOutputs(context, api: call.api)
+            }
+            let endpoint: APIEndpoint
+            do {
+                endpoint = try AmplifyAPIConfiguration.endpoint(named: call.api, in: document)
+            } catch {
+                throw FileStoreError(.invalidSetting, "the API configuration \(error)")
+            }
+            var credentials = APIClientCredentials()
+            if let (session, store, settings) = signedIn {
+                let federation = try context.federation(
+                    roleArn: session.roleArn, bucket: session.bucket, partitionTemplate: session.partitionTemplate, stsRegion: session.region)
+                let provider = SessionCredentials(
+                    session: session, store: store, account: settings.account, federation: federation, httpClient: context.httpClient,
+                    identityPool: session.identityPool.map { IdentityPoolSignIn.Connection(context, stored: $0.endpoint) })
+                credentials.iam = provider
+                if session.token.kind != .guest {
+                    let token = SessionToken(credentials: provider, logger: logger)
+                    let issuer = (try? await provider.webIdentityToken(logger: logger)).flatMap { UnverifiedJWTClaims(token: $0)?.issuer } ?? ""
+                    if ProviderProfile.keyPrefix(ofIssuer: issuer).hasPrefix("cognito-idp.") {
+                        credentials.userPoolTokens = token
+                    } else {
+                        credentials.oidcTokens = token
+                    }
+                }
+            }
+            let modes: [APIAuthorizationMode]
+            switch call.modes {
+            case .apiDefault: modes = [endpoint.defaultMode]
+            case .one(let mode): modes = [mode]
+            case .multiAuth(let model, let operation):
+                let rules: RuleSet?
+                do {
+                    rules = try AmplifyAPIConfiguration.rules(in: document)
+                } catch {
+                    throw FileStoreError(.invalidSetting, "the API configuration \(error)")
+                }
+                guard let rules else {
+                    throw FileStoreError(.invalidSetting, "the API configuration has no model introspection to choose modes from")
+                }
+                guard rules.models[model] != nil else {
+                    throw FileStoreError(
+                        .invalidSetting, "the API has no model '\(model)'; it has \(rules.models.keys.sorted().joined(separator: ", "))")
+                }
+                let isSignedIn = credentials.userPoolTokens != nil || credentials.oidcTokens != nil
+                modes = MultiAuthOrder.modes(ruleSet: rules, model: model, operation: operation, signedIn: isSignedIn)
+            }
+            let client = APIClient(endpoint: endpoint, credentials: credentials)
+            return try await client.send(call.method, call.path, body: call.body, headers: call.headers, modes: modes, logger: logger)
+        }
+    }
+
+    /// The `amplify_outputs.json` the target stack publishes about `api`.
+    static func publishedOutputs(_ context: StoreContext, api: String) async throws -> [UInt8] {
+        let base = context.local.flatMap { URL(string: $0.url) } ?? context.s3Endpoint
+        var components = URLComponents(url: base.appendingPathComponent(".well-known/amplify_outputs.json"), resolvingAgainstBaseURL: false)
+        components?.queryItems = [URLQueryItem(name: "api", value: api)]
+        guard let url = components?.url else { throw FileStoreError(.invalidSetting, "cannot build the configuration URL from \(base)") }
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .GET
+        let response: HTTPClientResponse
+        do {
+            response = try await context.httpClient.execute(request, timeout: .seconds(30))
+        } catch {
+            throw FileStoreError(.unreachable, "cannot read the API configuration from \(base): \(error)")
+        }
+        let body = Array((try await response.body.collect(upTo: 4 << 20)).readableBytesView)
+        guard response.status == .ok else {
+            let stack = context.local != nil ? "the embedded local stack" : base.absoluteString
+            let reason = (try? JSONParser.parse(body))?.member("message")?.stringValue ?? "it answered HTTP \(response.status.code)"
+            throw FileStoreError(.invalidSetting, "\(stack) publishes no configuration for API '\(api)': \(reason); give --config FILE")
+        }
+        return body
+    }
+
+    /// The sign-in's identity token, as API calls need it.
+    struct SessionToken: APITokenProvider {
+        let credentials: SessionCredentials
+        let logger: Logger
+
+        func latestToken() async throws -> String {
+            guard let token = try await self.credentials.webIdentityToken(logger: self.logger) else {
+                throw FileStoreError.signInRequired("a guest has no identity token")
+            }
+            return token
+        }
+    }
+}

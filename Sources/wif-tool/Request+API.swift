@@ -1,0 +1,111 @@
+import AccessRules
+import ArgumentParser
+import Foundation
+import WIFAPIClient
+import WIFFileStore
+import WIFTerminal
+
+extension WIFTool.Request {
+    /// The options of `request --api`.
+    func validateAPI() throws {
+        guard (1...2).contains(self.target.count) else { throw ValidationError("with --api give [METHOD] PATH, such as 'GET /Todo'") }
+        if self.target.count == 2, self.method != nil { throw ValidationError("give the method once: as -X or before the path") }
+        if self.service != nil { throw ValidationError("--service does not go with --api: the API's configuration names its signing service") }
+        if self.dryRun || self.presign != nil || self.date != nil { throw ValidationError("--dry-run, --presign and --date do not go with --api") }
+        if let mode = self.authMode, APIAuthorizationMode(name: mode) == nil {
+            throw ValidationError("--auth-mode must be one of \(APIAuthorizationMode.names.joined(separator: ", ")), not '\(mode)'")
+        }
+        if self.multiAuth {
+            if self.authMode != nil { throw ValidationError("--multi-auth chooses the modes itself; drop --auth-mode") }
+            guard self.model != nil, let operation = self.operation else { throw ValidationError("--multi-auth needs --model and --operation") }
+            guard ModelOperation(rawValue: operation) != nil else {
+                throw ValidationError("--operation must be one of \(ModelOperation.allCases.map(\.rawValue).joined(separator: ", ")), not '\(operation)'")
+            }
+        } else if self.model != nil || self.operation != nil {
+            throw ValidationError("--model and --operation go with --multi-auth")
+        }
+        for line in self.header where Self.splitHeader(line) == nil {
+            throw ValidationError("--header must look like 'Name: value', not '\(line)'")
+        }
+    }
+
+    /// `request --api`.
+    func runAPI() async throws {
+        try await reportingStoreErrors {
+            let logger = self.options.makeLogger()
+            let body = try self.readBody() ?? []
+            let path = self.target.last ?? "/"
+            let method = (self.target.count == 2 ? self.target[0] : self.method ?? (body.isEmpty ? "GET" : "POST")).uppercased()
+            var document: [UInt8]?
+            if let config = self.config {
+                guard let data = FileManager.default.contents(atPath: config) else {
+                    throw CommandFailure(status: .io, message: "cannot read --config file '\(config)'")
+                }
+                document = Array(data)
+            }
+            let modes: SignedInAPI.Call.Modes
+            if self.multiAuth, let model = self.model, let operation = self.operation.flatMap(ModelOperation.init(rawValue:)) {
+                modes = .multiAuth(model: model, operation: operation)
+            } else if let mode = self.authMode.flatMap(APIAuthorizationMode.init(name:)) {
+                modes = .one(mode)
+            } else {
+                modes = .apiDefault
+            }
+            let configuration = try ToolConfiguration.resolve(store: self.store, region: self.options.region, environment: self.options.environment)
+            let call = SignedInAPI.Call(
+                api: self.api ?? "", configuration: document, method: method, path: path, body: body,
+                headers: self.header.compactMap(Self.splitHeader).map { (name: $0.0, value: $0.1) }, modes: modes)
+            let result: APIResult
+            do {
+                result = try await SignedInAPI.send(call, configuration: configuration, environment: self.options.environment, logger: logger)
+            } catch let error as APIClientError {
+                let unreachable = error.message.contains("could not be reached")
+                throw CommandFailure(status: unreachable ? .network : .auth, message: error.message)
+            }
+            try self.report(result)
+        }
+    }
+
+    private func report(_ result: APIResult) throws {
+        let status = result.response.status
+        if self.options.json {
+            struct Attempt: Encodable {
+                var mode: String
+                var outcome: String
+                var status: Int?
+            }
+            struct Output: Encodable {
+                var mode: String
+                var status: Int
+                var attempts: [Attempt]
+                var body: String
+            }
+            let attempts = result.attempts.map { attempt -> Attempt in
+                switch attempt.outcome {
+                case .answered(let status): return Attempt(mode: attempt.mode.rawValue, outcome: "answered", status: status)
+                case .unauthorized(let status): return Attempt(mode: attempt.mode.rawValue, outcome: "unauthorized", status: status)
+                case .noCredentials(let reason): return Attempt(mode: attempt.mode.rawValue, outcome: "no credentials: \(reason)", status: nil)
+                }
+            }
+            try printJSON(Output(mode: result.mode.rawValue, status: status, attempts: attempts, body: String(decoding: result.response.body, as: UTF8.self)))
+        } else {
+            let tried = result.attempts.dropLast().map { attempt -> String in
+                if case .noCredentials(let reason) = attempt.outcome { return "\(attempt.mode.rawValue): \(reason)" }
+                return "\(attempt.mode.rawValue): refused"
+            }
+            printError("answered by \(result.mode.rawValue) (HTTP \(status))\(tried.isEmpty ? "" : " after \(tried.joined(separator: "; "))")\n")
+            do {
+                try FileHandle.standardOutput.write(contentsOf: result.response.body)
+                if result.response.body.last != UInt8(ascii: "\n") { try FileHandle.standardOutput.write(contentsOf: Array("\n".utf8)) }
+            } catch {
+                throw CommandFailure(status: .io, message: "cannot write the answer to standard output; was it closed?")
+            }
+        }
+        switch status {
+        case 200..<300: return
+        case 401, 403: throw ExitStatus.denied.exitCode
+        case 404: throw ExitStatus.notFound.exitCode
+        default: throw ExitStatus.failure.exitCode
+        }
+    }
+}

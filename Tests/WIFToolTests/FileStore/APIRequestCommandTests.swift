@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+/// `request --api` against the embedded stack's `todo` API: the signed-in user's token and identity
+/// pool credentials, the API key when signed out, multi-auth, configuration files, and the errors.
+///
+/// Serialized: each test waits on several command runs.
+@Suite(.serialized) struct APIRequestCommandTests {
+    static let pool = "us-east-1:00000000-0000-4000-8000-000000000001"
+
+    static func signIn(_ fixture: StoreFixture, _ user: String, account: String) throws {
+        let login = try fixture.run(["login", "--identity-pool", Self.pool, "--dev", user, "--provider", "cognito-idp", "--account", account])
+        #expect(login.status == 0, "\(login.stderr)")
+    }
+
+    @Test func aSignedInUserCreatesAndOthersReadOnlyWhatTheRulesAllow() throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        try Self.signIn(fixture, "alice", account: "alice")
+        try Self.signIn(fixture, "bob", account: "bob")
+
+        let created = try fixture.run(["request", "--api", "todo", "--account", "alice", "-d", #"{"content":"buy milk"}"#, "POST", "/Todo"])
+        #expect(created.status == 0, "\(created.stderr)")
+        #expect(created.stderr.contains("answered by AMAZON_COGNITO_USER_POOLS (HTTP 201)"))
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])
+        #expect(record["owner"] as? String == "alice")
+        let id = try #require(record["id"] as? String)
+
+        // Bob's token is not the owner's: refused, exit 4.
+        let refused = try fixture.run(["request", "--api", "todo", "--account", "bob", "GET", "/Todo/\(id)"])
+        #expect(refused.status == 4, "\(refused.stdout) \(refused.stderr)")
+        #expect(refused.stdout.contains("ForbiddenException"))
+        // Bob's identity pool credentials read through the private IAM rule.
+        let iam = try fixture.run(["request", "--api", "todo", "--account", "bob", "--auth-mode", "AWS_IAM", "GET", "/Todo/\(id)"])
+        #expect(iam.status == 0, "\(iam.stderr)")
+        #expect(iam.stdout.contains("buy milk"))
+        // The IAM policy allows GET only.
+        let post = try fixture.run(["request", "--api", "todo", "--account", "bob", "--auth-mode", "AWS_IAM", "-d", "{}", "POST", "/Todo"])
+        #expect(post.status == 4)
+        #expect(post.stdout.contains("execute-api:Invoke"))
+
+        // Multi-auth for a signed-in list: user pools answers first; --json names the attempts.
+        let multi = try fixture.run(["request", "--api", "todo", "--account", "bob", "--multi-auth", "--model", "Todo", "--operation", "list", "--json", "GET", "/Todo"])
+        #expect(multi.status == 0, "\(multi.stderr)")
+        let answer = try StoreFixture.object(multi)
+        #expect(answer["mode"] as? String == "AMAZON_COGNITO_USER_POOLS")
+        #expect((answer["attempts"] as? [Any])?.count == 1)
+
+        // Signed out (another account): the default mode has no token (exit 3); multi-auth falls to the API key.
+        let signedOut = try fixture.run(["request", "--api", "todo", "--account", "nobody", "GET", "/Todo"])
+        #expect(signedOut.status == 3, "\(signedOut.stderr)")
+        #expect(signedOut.stderr.contains("not signed in"))
+        let keyed = try fixture.run(["request", "--api", "todo", "--account", "nobody", "--multi-auth", "--model", "Todo", "--operation", "get", "GET", "/Todo/\(id)"])
+        #expect(keyed.status == 0, "\(keyed.stderr)")
+        #expect(keyed.stderr.contains("answered by API_KEY"))
+    }
+
+    @Test func aConfigurationFileNamesTheAPIAndBadOptionsAreRefused() throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let config = fixture.path("amplifyconfiguration.json")
+        try Data(#"{"api":{"plugins":{"awsAPIPlugin":{"todo":{"endpointType":"REST","endpoint":"http://127.0.0.1:9/apis/todo","region":"us-east-1","authorizationType":"API_KEY","apiKey":"da2-x"}}}}}"#.utf8)
+            .write(to: URL(fileURLWithPath: config))
+        // Port 9 answers nothing: the configured URL was used, and the failure is a network one.
+        let unreachable = try fixture.run(["request", "--api", "todo", "--config", config, "GET", "/Todo"])
+        #expect(unreachable.status == 7, "\(unreachable.stderr)")
+        let broken = fixture.path("broken.json")
+        try Data(#"{"api":{"plugins":{"awsAPIPlugin":{"todo":{"endpointType":"REST","endpoint":"http://127.0.0.1:9/x","region":"us-east-1","authorizationType":"KEY"}}}}}"#.utf8)
+            .write(to: URL(fileURLWithPath: broken))
+        let bad = try fixture.run(["request", "--api", "todo", "--config", broken, "GET", "/Todo"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("api.plugins.awsAPIPlugin.todo.authorizationType (line 1"), "\(bad.stderr)")
+
+        for (arguments, message) in [
+            (["request", "--api", "todo", "--auth-mode", "MAGIC", "GET", "/Todo"], "--auth-mode must be one of"),
+            (["request", "--api", "todo", "--multi-auth", "GET", "/Todo"], "--multi-auth needs --model and --operation"),
+            (["request", "--api", "todo", "--multi-auth", "--model", "Todo", "--operation", "read", "GET", "/Todo"], "--operation must be one of"),
+            (["request", "--api", "todo", "--service", "s3", "GET", "/Todo"], "--service does not go with --api"),
+            (["request", "--service", "s3", "--auth-mode", "API_KEY", "http://127.0.0.1:9/"], "--auth-mode goes with --api"),
+            (["request", "--api", "todo"], "with --api give [METHOD] PATH"),
+        ] {
+            let result = try fixture.run(arguments)
+            #expect(result.status == 64, "\(arguments)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+        let unknown = try fixture.run(["request", "--api", "nope", "GET", "/Todo"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("this stack serves todo"), "\(unknown.stderr)")
+    }
+}

@@ -54,17 +54,19 @@ def assume(endpoint, token, role_arn, session_name="bench"):
             "AWS_SESSION_TOKEN": field("SessionToken")}
 
 
-def wrk(endpoint, body, headers, seconds, connections):
-    """POSTs `body` with `headers` to `endpoint` under wrk for `seconds` over `connections` connections;
-    returns (requests per second, p50 latency). Any non-2xx answer or socket error fails the run."""
+def wrk(endpoint, body, headers, seconds, connections, method="POST", path="/"):
+    """Sends `method` with `body` and `headers` to `endpoint` + `path` under wrk for `seconds` over
+    `connections` connections; returns (requests per second, p50 latency). Any non-2xx answer or socket
+    error fails the run."""
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
-        script.write('wrk.method = "POST"\n')
+        script.write(f"wrk.method = {json.dumps(method)}\n")
         for name, value in headers.items():
             script.write(f"wrk.headers[{json.dumps(name)}] = {json.dumps(value)}\n")
-        script.write(f"wrk.body = {json.dumps(body)}\n")
+        if body is not None:
+            script.write(f"wrk.body = {json.dumps(body)}\n")
     try:
         output = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s",
-                                 script.name, endpoint + "/"], check=True, capture_output=True, text=True).stdout
+                                 script.name, endpoint + path], check=True, capture_output=True, text=True).stdout
     finally:
         os.unlink(script.name)
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
@@ -118,13 +120,14 @@ class Server:
 class LocalStack(Server):
     """`wif-tool local serve` on a fresh data directory; `token(user)` mints a development OIDC token."""
 
-    def __init__(self, tool):
+    def __init__(self, tool, extra_arguments=()):
         super().__init__("wif-local")
         self.tool = tool
         self.data = os.path.join(self.directory, "data")
+        self.extra_arguments = list(extra_arguments)
 
     def __enter__(self):
-        self.spawn([self.tool, "local", "serve", "--port", "0", "--data-dir", self.data],
+        self.spawn([self.tool, "local", "serve", "--port", "0", "--data-dir", self.data] + self.extra_arguments,
                    stdout=subprocess.PIPE)
         line = self.process.stdout.readline().decode().strip()
         if not line.startswith("http"):

@@ -85,4 +85,11 @@ public struct RuleDecision: Sendable, Hashable {
 
     /// Whether the operation is allowed.
     public var isAllowed: Bool { self.outcome == .allow }
+
+    /// An allowing decision no rule made: for a server whose API takes no credentials at all and so has
+    /// no rules to apply.
+    /// - Parameter semantics: The semantics to report.
+    public static func allowedWithoutRules(semantics: RuleSemantics) -> RuleDecision {
+        RuleDecision(.allow, .granted, semantics: semantics)
+    }
 }

@@ -41,6 +41,10 @@ public struct APIDefinition: Sendable {
         self.semantics = semantics
     }
 
+    /// Whether the API takes no credentials at all: its only mode is `NONE`, so every call is allowed
+    /// and its schema must have no `@auth` rules.
+    public var isOpen: Bool { self.authorizationModes == [.none] }
+
     /// The default API's name.
     public static let todoName = "todo"
     /// The default API's development key.

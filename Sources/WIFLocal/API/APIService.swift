@@ -103,7 +103,7 @@ struct APIService: Sendable {
         if let id, !RecordStore.isValidId(id) {
             return Self.error(.badRequest, "BadRequestException", "the record id must be 1 to 128 letters, digits, '-', '_' or '.'")
         }
-        let call = Call(api: api, model: model, id: id, caller: caller, body: body, method: request.method)
+        let call = Call(api: api, model: model, id: id, caller: caller, body: body, method: request.method, isOpen: api.definition.isOpen)
         switch (request.method, id) {
         case (.post, nil): return call.create()
         case (.get, nil): return call.list()
@@ -123,6 +123,8 @@ struct APIService: Sendable {
         let caller: APICaller
         let body: ByteBuffer
         let method: HTTPRequest.Method
+        /// Whether the API takes no credentials at all (`NONE` only), so there are no rules to apply.
+        let isOpen: Bool
 
         var ruleCaller: AccessRules.Caller? { self.caller.caller }
         /// Whether the call writes (a refused write of a stored record is a failed condition, as in AppSync).
@@ -146,7 +148,7 @@ struct APIService: Sendable {
             default:
                 return APIService.error(.badRequest, "BadRequestException", "the record's id must be a string")
             }
-            let decision = self.api.evaluator.decide(model: self.model, operation: .create, caller: self.ruleCaller, after: record.fields)
+            let decision = self.decide(.create, after: record.fields)
             if let refusal = self.refusal(decision) { return refusal }
             if self.api.store.read(model: self.model, id: id) != nil {
                 return APIService.error(
@@ -157,7 +159,7 @@ struct APIService: Sendable {
 
         func get() -> Response {
             guard let id = self.id, var record = self.api.store.read(model: self.model, id: id) else { return self.notFound() }
-            let decision = self.api.evaluator.decide(model: self.model, operation: .get, caller: self.ruleCaller, before: record.fields)
+            let decision = self.decide(.get, before: record.fields)
             if let refusal = self.refusal(decision) { return refusal }
             record.remove(Set(decision.redactions.map(\.field)))
             return APIService.json(.ok, record.json)
@@ -168,7 +170,7 @@ struct APIService: Sendable {
             var refusal: Response?
             let records = self.api.store.list(model: self.model)
             for var record in records {
-                let decision = self.api.evaluator.decide(model: self.model, operation: .list, caller: self.ruleCaller, before: record.fields)
+                let decision = self.decide(.list, before: record.fields)
                 guard decision.isAllowed else {
                     refusal = refusal ?? self.refusal(decision)
                     continue
@@ -177,7 +179,7 @@ struct APIService: Sendable {
                 items.append(record.json)
             }
             // A caller no rule lets list anything is refused outright, as AppSync refuses the query.
-            let probe = self.api.evaluator.decide(model: self.model, operation: .list, caller: self.ruleCaller)
+            let probe = self.decide(.list)
             if items.isEmpty, !probe.isAllowed, Self.refusesCaller(probe) {
                 return self.refusal(probe) ?? refusal ?? APIService.json(.ok, #"{"items":[]}"#)
             }
@@ -192,8 +194,7 @@ struct APIService: Sendable {
             }
             var changed = changes
             changed.remove(["id"])
-            let decision = self.api.evaluator.decide(
-                model: self.model, operation: .update, caller: self.ruleCaller, before: stored.fields, after: changed.fields)
+            let decision = self.decide(.update, before: stored.fields, after: changed.fields)
             if let refusal = self.refusal(decision) { return refusal }
             for member in changed.members {
                 stored.set(member.key, json: member.json, field: changed.fields[member.key] ?? .null)
@@ -203,10 +204,16 @@ struct APIService: Sendable {
 
         func delete() -> Response {
             guard let id = self.id, let stored = self.api.store.read(model: self.model, id: id) else { return self.notFound() }
-            let decision = self.api.evaluator.decide(model: self.model, operation: .delete, caller: self.ruleCaller, before: stored.fields)
+            let decision = self.decide(.delete, before: stored.fields)
             if let refusal = self.refusal(decision) { return refusal }
             guard self.api.store.remove(model: self.model, id: id) else { return self.notFound() }
             return APIService.json(.ok, stored.json)
+        }
+
+        /// The rules' decision; an open API allows everything, as it has no caller to apply rules to.
+        private func decide(_ operation: ModelOperation, before: Record? = nil, after: Record? = nil) -> RuleDecision {
+            if self.isOpen { return .allowedWithoutRules(semantics: self.api.evaluator.semantics) }
+            return self.api.evaluator.decide(model: self.model, operation: operation, caller: self.ruleCaller, before: before, after: after)
         }
 
         private func save(_ record: APIRecord, id: String, status: HTTPResponse.Status) -> Response {

@@ -18,6 +18,9 @@ extension LocalConfiguration {
             if read.ruleSet.models.isEmpty, !read.hasErrors {
                 problems.append("\(path).schema: declares no @model type")
             }
+            if api.isOpen, read.ruleSet.models.values.contains(where: { !$0.rules.isEmpty || !$0.fieldRules.isEmpty }) {
+                problems.append("\(path).schema: an API whose only mode is NONE has no caller to apply @auth rules to; remove them or add a mode")
+            }
             if api.authorizationModes.isEmpty { problems.append("\(path).authorizationModes: must name at least one mode") }
             if !api.authorizationModes.isEmpty, !api.authorizationModes.contains(api.defaultMode) {
                 problems.append("\(path).defaultMode: \(api.defaultMode) is not one of the API's authorizationModes")

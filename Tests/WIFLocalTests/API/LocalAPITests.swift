@@ -283,4 +283,22 @@ import WIFTestSupport
             }
         }
     }
+
+    @Test func anAPIWithOnlyNONEIsOpenAndOneWithOtherModesIsNot() async throws {
+        try await StackTestSupport.withDataDirectory { path in
+            var configuration = LocalConfiguration.default(dataDirectory: path)
+            configuration.apis.append(APIDefinition(name: "open", schema: "type Note @model { id: ID! text: String }", authorizationModes: [.none]))
+            configuration.apis.append(
+                APIDefinition(name: "mixed", schema: Self.notesSchema, authorizationModes: [.userPools, .none], defaultMode: .userPools))
+            try await LocalStack.run(configuration) { stack in
+                let created = try await StackTestSupport.send(
+                    "POST", "\(stack.url)/apis/open/Note", headers: [("Content-Type", "application/json")], body: .init(string: #"{"text":"hi"}"#))
+                #expect(created.status == 201, "\(created.body)")
+                #expect(try await StackTestSupport.send("GET", "\(stack.url)/apis/open/Note").body.contains("hi"))
+                // Without credentials on an API that also takes tokens, the rules see a signed-out caller.
+                let refused = try await StackTestSupport.send("GET", "\(stack.url)/apis/mixed/Note")
+                #expect(refused.status == 403, "\(refused.body)")
+            }
+        }
+    }
 }

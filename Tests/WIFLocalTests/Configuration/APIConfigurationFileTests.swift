@@ -33,7 +33,8 @@ import WIFAPIServer
             {"apis": [
               {"name": "bad name", "schema": "type T @model @auth(rules: [{allow: sometimes}]) { id: ID! }",
                "authorizationModes": ["API_KEY", "AWS_MAGIC"], "defaultMode": "AWS_IAM", "semantics": "v3"},
-              {"name": "todo", "schema": "type A { id: ID! }", "authorizationModes": ["AMAZON_COGNITO_USER_POOLS"], "userPoolProfile": "nobody"}
+              {"name": "todo", "schema": "type A { id: ID! }", "authorizationModes": ["AMAZON_COGNITO_USER_POOLS"], "userPoolProfile": "nobody"},
+              {"name": "open", "schema": "type B @model @auth(rules: [{allow: owner}]) { id: ID! }", "authorizationModes": ["NONE"]}
             ]}
             """))
         #expect(message.contains("apis[0].authorizationModes[1]: unknown mode 'AWS_MAGIC'"))
@@ -44,6 +45,7 @@ import WIFAPIServer
         #expect(message.contains("apis[0].apiKeys: API_KEY needs at least one key"))
         #expect(message.contains("apis[1].schema: declares no @model type"))
         #expect(message.contains("apis[1].userPoolProfile: no provider profile is named 'nobody'"))
+        #expect(message.contains("apis[2].schema: an API whose only mode is NONE has no caller to apply @auth rules to"))
     }
 
     @Test func theDefaultStackServesTodo() throws {

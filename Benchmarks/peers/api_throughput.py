@@ -1,0 +1,87 @@
+"""Authorized API requests per second under wrk, one mode at a time, beside the same route of an API that
+takes no credentials, on the local stack in one run: GET /apis/<api>/Todo/<id> with the API key, with a
+user pool ID token (RS256, verified against the issuer's key, then the owner rule), with SigV4 signed by
+identity pool credentials (signature verified, execute-api:Invoke decided by the role's policies, then the
+private IAM rule), and with no authorization at all. Every answer must be 200, or the run fails.
+The cost of a mode is 1 - (its rate / the unauthorized rate).
+Usage: api_throughput.py [seconds] [connections]"""
+import json
+import os
+import tempfile
+import sys
+import urllib.request
+
+import servers
+
+SECONDS = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+CONNECTIONS = int(sys.argv[2]) if len(sys.argv) > 2 else 16
+POOL = "us-east-1:00000000-0000-4000-8000-000000000001"
+USER_POOL_KEY = "cognito-idp.us-east-1.amazonaws.com/us-east-1_wiflocal"
+API_KEY = "da2-wiflocaldevelopmentapikey00"
+# The same model as the default todo API's, with no rules: an API whose only mode is NONE.
+OPEN_API = {"apis": [{"name": "open", "schema": "type Todo @model { id: ID! content: String! owner: String }",
+                      "authorizationModes": ["NONE"]}]}
+
+
+def request(url, method="GET", body=None, headers=None):
+    data = json.dumps(body).encode() if body is not None else None
+    call = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    with urllib.request.urlopen(call, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def identity_pool_credentials(endpoint, token):
+    def cognito(operation, body):
+        return request(endpoint + "/", "POST", body, {
+            "Content-Type": "application/x-amz-json-1.1", "X-Amz-Target": "AWSCognitoIdentityService." + operation})
+    logins = {USER_POOL_KEY: token}
+    identity = cognito("GetId", {"IdentityPoolId": POOL, "Logins": logins})["IdentityId"]
+    return cognito("GetCredentialsForIdentity", {"IdentityId": identity, "Logins": logins})["Credentials"]
+
+
+def sigv4_headers(url, credentials):
+    """Headers of a GET signed once with botocore; wrk replays them, and the stack verifies each copy
+    in full (within its 15-minute clock skew)."""
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+    signed = AWSRequest(method="GET", url=url)
+    SigV4Auth(Credentials(credentials["AccessKeyId"], credentials["SecretKey"], credentials["SessionToken"]),
+              "execute-api", "us-east-1").add_auth(signed)
+    return {name: value for name, value in signed.headers.items()}
+
+
+def main():
+    try:
+        import botocore  # noqa: F401
+    except ImportError:
+        os.system(f"{sys.executable} -m pip install --quiet --disable-pip-version-check botocore")
+    tool = servers.wif_tool()
+    config = os.path.join(tempfile.mkdtemp(prefix="wif-bench-api-"), "config.json")
+    with open(config, "w") as file:
+        json.dump(OPEN_API, file)
+    results = {}
+    with servers.LocalStack(tool, ["--config", config]) as local:
+        token = local.token("alice", provider="cognito-idp")["token"]
+        base = local.endpoint + "/apis"
+        owned = request(base + "/todo/Todo", "POST", {"content": "bench"}, {"Authorization": token})["id"]
+        open_id = request(base + "/open/Todo", "POST", {"content": "bench"})["id"]
+        path = f"/apis/todo/Todo/{owned}"
+        credentials = identity_pool_credentials(local.endpoint, token)
+        modes = [
+            ("NONE (no authorization)", f"/apis/open/Todo/{open_id}", {}),
+            ("API_KEY", path, {"x-api-key": API_KEY}),
+            ("AMAZON_COGNITO_USER_POOLS", path, {"Authorization": token}),
+            ("AWS_IAM (SigV4)", path, sigv4_headers(local.endpoint + path, credentials)),
+        ]
+        for name, route, headers in modes:
+            results[name] = servers.wrk(local.endpoint, None, headers, SECONDS, CONNECTIONS, method="GET", path=route)
+    baseline = results["NONE (no authorization)"][0]
+    print(f"GET one record, wrk -t2 -c{CONNECTIONS} -d{SECONDS}s, one machine (client and server share it)")
+    print(f"{'mode':<28} {'requests/s':>11} {'p50':>9} {'of unauthorized':>16} {'cost':>6}")
+    for name, (rate, p50) in results.items():
+        print(f"{name:<28} {rate:>11,.0f} {p50:>9} {rate / baseline:>15.2f}× {1 - rate / baseline:>6.0%}")
+
+
+if __name__ == "__main__":
+    main()

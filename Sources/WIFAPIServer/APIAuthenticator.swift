@@ -177,16 +177,17 @@ public struct APIAuthenticator: Sendable {
     }
 
     private func checkToken(_ authorization: String, request: Request, path: String, logger: Logger) async throws(APIAuthorizationError) -> APICaller {
-        let token = authorization.hasPrefix("Bearer ") ? String(authorization.dropFirst(7)) : authorization
-        let issuer = UnverifiedJWTClaims(token: token)?.issuer
-        if let issuer {
+        let parsed = ParsedToken(authorization)
+        let issuer = parsed?.issuer
+        if let parsed, let issuer {
             for authority in [self.userPool, self.oidc].compactMap({ $0 }) where authority.issuer == issuer {
                 guard self.modes.contains(authority.mode) else { continue }
-                let caller = try await authority.verify(token, logger: logger)
+                let caller = try await authority.verify(parsed, logger: logger)
                 return APICaller(mode: authority.mode, caller: caller)
             }
         }
         if self.modes.contains(.lambda), let lambda = self.lambda {
+            let token = authorization.hasPrefix("Bearer ") ? String(authorization.dropFirst(7)) : authorization
             let decision = await lambda(token, request.method.rawValue, path)
             guard decision.isAuthorized else { throw .unauthorized("the API's authorizer refused the token", mode: .lambda) }
             return APICaller(mode: .lambda, caller: .function(claims: decision.resolvedContext))

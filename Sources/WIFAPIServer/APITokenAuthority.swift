@@ -28,6 +28,8 @@ public struct APITokenAuthority: Sendable {
     public var issuedAtLimit: Duration?
 
     let keys: IDTokenKeyCache
+    /// Tokens already verified.
+    let verified = VerifiedTokenCache()
 
     /// An authority whose keys are fetched by `loadJWKS` on first use, and again (at most once a minute)
     /// when a token names a key it lacks.

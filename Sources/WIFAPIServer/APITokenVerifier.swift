@@ -1,9 +1,68 @@
 import AccessRules
 import Foundation
 import Logging
+import Synchronization
 import WIFCredentials
 import WIFFoundation
 import WIFHTTP
+
+/// A compact JWS split once into what verification reads: the header and payload as JSON, the
+/// signature, and the signed bytes.
+struct ParsedToken {
+    let compact: Substring
+    let header: JSONNode
+    let claims: JSONNode
+    let signature: [UInt8]
+    let signingInput: Substring.UTF8View.SubSequence
+
+    /// The unverified `iss`, to pick the authority that verifies the token.
+    var issuer: String? { self.claims.member("iss")?.stringValue }
+
+    /// Splits a token, with or without a `Bearer ` prefix; `nil` when it is not three base64url parts
+    /// whose first two are JSON objects.
+    init?(_ text: String) {
+        let compact = text.hasPrefix("Bearer ") ? text.dropFirst(7) : Substring(text)
+        let utf8 = compact.utf8
+        guard let firstDot = utf8.firstIndex(of: UInt8(ascii: ".")),
+            let secondDot = utf8[utf8.index(after: firstDot)...].firstIndex(of: UInt8(ascii: ".")),
+            !utf8[utf8.index(after: secondDot)...].contains(UInt8(ascii: ".")),
+            let header = TokenEncoding.decodeBase64URL(utf8[..<firstDot]).flatMap({ try? JSONParser.parse($0) }),
+            case .object = header.kind,
+            let claims = TokenEncoding.decodeBase64URL(utf8[utf8.index(after: firstDot)..<secondDot]).flatMap({ try? JSONParser.parse($0) }),
+            case .object = claims.kind,
+            let signature = TokenEncoding.decodeBase64URL(utf8[utf8.index(after: secondDot)...]), !signature.isEmpty
+        else { return nil }
+        self.compact = compact
+        self.header = header
+        self.claims = claims
+        self.signature = signature
+        self.signingInput = utf8[..<secondDot]
+    }
+}
+
+/// Tokens whose signature and claims verified, by their text, so a client that sends the same token
+/// for an hour pays for the signature once; each use still checks the expiry (and the age limit).
+final class VerifiedTokenCache: Sendable {
+    struct Entry: Sendable {
+        var caller: Caller
+        var expiry: Double
+        var issuedAt: Double?
+    }
+
+    static let capacity = 1024
+    private let entries = Mutex<[Substring: Entry]>([:])
+
+    func entry(_ token: Substring) -> Entry? {
+        self.entries.withLock { $0[token] }
+    }
+
+    func store(_ token: Substring, _ entry: Entry) {
+        self.entries.withLock { entries in
+            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+            entries[token] = entry
+        }
+    }
+}
 
 extension APITokenAuthority {
     /// Verifies a token sent in `Authorization` and returns the caller it proves.
@@ -12,29 +71,27 @@ extension APITokenAuthority {
     /// issuer's key set; `iss` is the authority's; `exp` has not passed and `nbf` has, within the leeway;
     /// for a user pool, `token_use` is `id` with `aud`, or `access` with `client_id`, naming an accepted
     /// client; for OIDC, `aud` names an accepted client when any are configured and `iat` is recent
-    /// enough when a limit is set.
+    /// enough when a limit is set. A token seen before is not verified again, only its times.
     /// - Parameters:
     ///   - token: The token, with or without a `Bearer ` prefix.
     ///   - logger: Where to log key loads.
     /// - Returns: The access-rule caller with every string and string-list claim.
     /// - Throws: ``APIAuthorizationError`` 401 naming the check that failed, never the token.
     public func verify(_ token: String, logger: Logger = .noop) async throws(APIAuthorizationError) -> Caller {
+        guard let parsed = ParsedToken(token) else {
+            throw .unauthorized("the token is not a signed JWT (three base64url parts, the first two JSON objects)", mode: self.mode)
+        }
+        return try await self.verify(parsed, logger: logger)
+    }
+
+    func verify(_ parsed: ParsedToken, logger: Logger) async throws(APIAuthorizationError) -> Caller {
         let mode = self.mode
         func refuse(_ message: String) -> APIAuthorizationError { .unauthorized(message, mode: mode) }
-        let compact = token.hasPrefix("Bearer ") ? token.dropFirst(7) : Substring(token)
-        let bytes = Array(compact.utf8)
-        guard let firstDot = bytes.firstIndex(of: UInt8(ascii: ".")),
-            let secondDot = bytes[(firstDot + 1)...].firstIndex(of: UInt8(ascii: ".")),
-            !bytes[(secondDot + 1)...].contains(UInt8(ascii: "."))
-        else {
-            throw refuse("the token is not a signed JWT (three dot-separated parts)")
+        if let cached = self.verified.entry(parsed.compact) {
+            try self.checkTimes(expiry: cached.expiry, notBefore: nil, issuedAt: cached.issuedAt, refuse: refuse)
+            return cached.caller
         }
-        let header = try Self.object(bytes[..<firstDot], part: "header", mode: mode)
-        let claimsNode = try Self.object(bytes[(firstDot + 1)..<secondDot], part: "payload", mode: mode)
-        guard let signature = UnverifiedJWTClaims.decodeBase64URL(Substring(decoding: bytes[(secondDot + 1)...], as: UTF8.self)),
-            !signature.isEmpty
-        else { throw refuse("the token's signature is not base64url") }
-
+        let header = parsed.header
         guard let algorithm = header.member("alg")?.stringValue else { throw refuse("the token's header has no alg") }
         guard JWKSKeyRing.idTokenAlgorithms.contains(algorithm) else {
             throw refuse("the token is signed with '\(algorithm.prefix(16))'; only RS*, PS* and ES* signatures from the issuer's keys are accepted")
@@ -58,26 +115,38 @@ extension APITokenAuthority {
         guard key.algorithmName == algorithm else {
             throw refuse("the token says \(algorithm) but the issuer's key \(keyName) is for \(key.algorithmName)")
         }
-        guard key.verifies(Array(signature), signingInput: bytes[..<secondDot]) else {
+        guard key.verifies(parsed.signature, signingInput: ArraySlice(parsed.signingInput)) else {
             throw refuse("the token's signature does not verify with the issuer's key \(keyName)")
         }
-        let claims = Self.claims(of: claimsNode)
-        try self.check(claims: claims, node: claimsNode, refuse: refuse)
-        return Caller(authMode: self.kind == .userPool ? .userPools : .oidc, claims: claims)
+        let node = parsed.claims
+        let claims = ClaimValue.claims(of: node)
+        guard let expiry = Self.number(node.member("exp")) else { throw refuse("the token has no exp") }
+        let issuedAt = Self.number(node.member("iat"))
+        try self.checkClaims(claims, refuse: refuse)
+        try self.checkTimes(expiry: expiry, notBefore: Self.number(node.member("nbf")), issuedAt: issuedAt, refuse: refuse)
+        let caller = Caller(authMode: self.kind == .userPool ? .userPools : .oidc, claims: claims)
+        self.verified.store(parsed.compact, VerifiedTokenCache.Entry(caller: caller, expiry: expiry, issuedAt: issuedAt))
+        return caller
     }
 
-    private func check(
-        claims: [String: ClaimValue], node: JSONNode, refuse: (String) -> APIAuthorizationError
+    private func checkTimes(
+        expiry: Double, notBefore: Double?, issuedAt: Double?, refuse: (String) -> APIAuthorizationError
     ) throws(APIAuthorizationError) {
-        guard case .string(let issuer)? = claims["iss"] else { throw refuse("the token has no iss") }
-        guard issuer == self.issuer else { throw refuse("the token's iss is '\(issuer.prefix(200))', not this API's issuer '\(self.issuer)'") }
         let now = self.timeSource.now().timeIntervalSince1970
         let leeway = Double(self.leeway.components.seconds)
-        guard let expiry = Self.number(node.member("exp")) else { throw refuse("the token has no exp") }
         guard now <= expiry + leeway else { throw refuse("the token expired at \(Self.date(expiry))") }
-        if let notBefore = Self.number(node.member("nbf")), now + leeway < notBefore {
-            throw refuse("the token is not valid before \(Self.date(notBefore))")
+        if let notBefore, now + leeway < notBefore { throw refuse("the token is not valid before \(Self.date(notBefore))") }
+        if self.kind == .oidc, let limit = self.issuedAtLimit {
+            guard let issuedAt else { throw refuse("the token has no iat") }
+            guard now - issuedAt <= Double(limit.components.seconds) + leeway else {
+                throw refuse("the token was issued at \(Self.date(issuedAt)), longer ago than this API accepts")
+            }
         }
+    }
+
+    private func checkClaims(_ claims: [String: ClaimValue], refuse: (String) -> APIAuthorizationError) throws(APIAuthorizationError) {
+        guard case .string(let issuer)? = claims["iss"] else { throw refuse("the token has no iss") }
+        guard issuer == self.issuer else { throw refuse("the token's iss is '\(issuer.prefix(200))', not this API's issuer '\(self.issuer)'") }
         let audiences: [String]
         switch claims["aud"] {
         case .string(let single)?: audiences = [single]
@@ -102,17 +171,7 @@ extension APITokenAuthority {
             if !self.clientIds.isEmpty, !audiences.contains(where: self.clientIds.contains) {
                 throw refuse("the token's aud (\(audiences.joined(separator: ", ").prefix(200))) is not a client of this API")
             }
-            if let limit = self.issuedAtLimit {
-                guard let issuedAt = Self.number(node.member("iat")) else { throw refuse("the token has no iat") }
-                guard now - issuedAt <= Double(limit.components.seconds) + leeway else {
-                    throw refuse("the token was issued at \(Self.date(issuedAt)), longer ago than this API accepts")
-                }
-            }
         }
-    }
-
-    static func claims(of node: JSONNode) -> [String: ClaimValue] {
-        ClaimValue.claims(of: node)
     }
 
     private static func number(_ node: JSONNode?) -> Double? {
@@ -122,14 +181,5 @@ extension APITokenAuthority {
 
     private static func date(_ seconds: Double) -> String {
         AWSDate.extended(Int64(seconds))
-    }
-
-    private static func object(_ part: ArraySlice<UInt8>, part name: String, mode: APIAuthorizationMode) throws(APIAuthorizationError) -> JSONNode {
-        guard let decoded = UnverifiedJWTClaims.decodeBase64URL(Substring(decoding: part, as: UTF8.self)),
-            let node = try? JSONParser.parse(Array(decoded)), case .object = node.kind
-        else {
-            throw .unauthorized("the token's \(name) is not a base64url JSON object", mode: mode)
-        }
-        return node
     }
 }

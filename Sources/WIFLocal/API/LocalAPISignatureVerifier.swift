@@ -6,6 +6,7 @@ import Hummingbird
 import NIOCore
 import PolicyEngine
 import WIFAPIServer
+import WIFFoundation
 
 /// `AWS_IAM` for the local APIs: the signature is verified by the same verifier as S3's and STS's
 /// (service `execute-api`), and `execute-api:Invoke` on the call's resource is decided by the same
@@ -17,7 +18,8 @@ struct LocalAPISignatureVerifier: APISignatureVerifier {
     let accountId: String
 
     func verify(_ request: Request, body: ByteBuffer, resource: String) async throws(APIAuthorizationError) -> APISignedCaller {
-        let payloadHash = SHA256.hash(data: body.readableBytesView).map { String(format: "%02x", $0) }.joined()
+        let payloadHash = body.readableBytes == 0
+            ? RequestAuthenticator.emptyPayloadHash : TokenEncoding.hex(Array(SHA256.hash(data: body.readableBytesView)))
         let authenticated: AuthenticatedRequest
         do {
             authenticated = try self.authenticator.authenticate(request, service: "execute-api", payloadHash: payloadHash)

@@ -34,7 +34,7 @@ struct DevelopmentTokenIssuer: Sendable {
             from: state.data, now: state.timeSource.now(), subject: ProviderProfile.keyPrefix(ofIssuer: state.configuration.issuer)
         )
         self.opaqueKey = try state.data.secret(named: Self.opaqueKeyFileName)
-        self.header = IdentityEncoding.base64URL(Array(#"{"alg":"RS256","kid":"\#(self.signingKey.keyId)","typ":"JWT"}"#.utf8))
+        self.header = TokenEncoding.base64URL(Array(#"{"alg":"RS256","kid":"\#(self.signingKey.keyId)","typ":"JWT"}"#.utf8))
     }
 
     /// Issues a token for a user of a provider profile.
@@ -115,7 +115,7 @@ struct DevelopmentTokenIssuer: Sendable {
             claims.addRaw(TokenVerifier.tagsClaim, #"{"principal_tags":{\#(tags.joined(separator: ","))}}"#)
         }
         if let sourceIdentity { claims.add(TokenVerifier.sourceIdentityClaim, sourceIdentity) }
-        return try self.signingKey.signToken(signingInput: self.header + "." + IdentityEncoding.base64URL(Array(claims.json.utf8)))
+        return try self.signingKey.signToken(signingInput: self.header + "." + TokenEncoding.base64URL(Array(claims.json.utf8)))
     }
 
     /// Issues the OpenID token of an identity pool identity, as `GetOpenIdToken` does: `iss`
@@ -129,7 +129,7 @@ struct DevelopmentTokenIssuer: Sendable {
         claims.add("iss", ProviderProfile.standardIssuer(for: .cognito, developmentIssuer: "") ?? "")
         claims.addRaw("iat", String(issuedAt))
         claims.addRaw("exp", String(issuedAt + Int64(ttl)))
-        return try self.signingKey.signToken(signingInput: self.header + "." + IdentityEncoding.base64URL(Array(claims.json.utf8)))
+        return try self.signingKey.signToken(signingInput: self.header + "." + TokenEncoding.base64URL(Array(claims.json.utf8)))
     }
 
     /// The region of a Cognito identity pool id (`us-east-1:…`).

@@ -1,6 +1,7 @@
 import Crypto
-import Foundation
 import _CryptoExtras
+import Foundation
+import WIFFoundation
 import X509
 
 /// The development issuer's RS256 key and its self-signed certificate, kept in the data directory.
@@ -93,8 +94,8 @@ struct IssuerSigningKey: Sendable {
         } catch {
             throw LocalStackError("cannot read the issuer key's modulus and exponent: \(error)")
         }
-        self.modulus = IdentityEncoding.base64URL(primitives.modulus.drop { $0 == 0 })
-        self.exponent = IdentityEncoding.base64URL(primitives.publicExponent.drop { $0 == 0 })
+        self.modulus = TokenEncoding.base64URL(primitives.modulus.drop { $0 == 0 })
+        self.exponent = TokenEncoding.base64URL(primitives.publicExponent.drop { $0 == 0 })
         self.keyId = Self.thumbprint(modulus: self.modulus, exponent: self.exponent)
     }
 
@@ -102,14 +103,14 @@ struct IssuerSigningKey: Sendable {
     /// order with no white space, base64url.
     static func thumbprint(modulus: String, exponent: String) -> String {
         let canonical = #"{"e":"\#(exponent)","kty":"RSA","n":"\#(modulus)"}"#
-        return IdentityEncoding.base64URL(Array(SHA256.hash(data: Data(canonical.utf8))))
+        return TokenEncoding.base64URL(Array(SHA256.hash(data: Data(canonical.utf8))))
     }
 
     /// Signs a JWS signing input (`header.payload`) with RS256 and returns the whole token.
     func signToken(signingInput: String) throws(LocalStackError) -> String {
         do {
             let signature = try self.privateKey.signature(for: SHA256.hash(data: Data(signingInput.utf8)), padding: .insecurePKCS1v1_5)
-            return signingInput + "." + IdentityEncoding.base64URL(signature.rawRepresentation)
+            return signingInput + "." + TokenEncoding.base64URL(signature.rawRepresentation)
         } catch {
             throw LocalStackError("cannot sign a development token: \(error)")
         }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WIFFoundation
 
 /// The development access tokens of the OAuth 2.0 providers, Facebook and Login with Amazon.
 ///
@@ -100,8 +101,8 @@ struct OpaqueAccessToken: Sendable, Equatable {
         bytes.append(contentsOf: user)
         bytes.append(contentsOf: Self.authenticationCode(for: bytes, key: key))
         switch self.provider {
-        case .facebook: return self.provider.prefix + IdentityEncoding.hex(bytes)
-        case .amazon: return self.provider.prefix + IdentityEncoding.base64URL(bytes)
+        case .facebook: return self.provider.prefix + TokenEncoding.hex(bytes)
+        case .amazon: return self.provider.prefix + TokenEncoding.base64URL(bytes)
         }
     }
 
@@ -119,8 +120,8 @@ struct OpaqueAccessToken: Sendable, Equatable {
         let body = text.dropFirst(prefix.count)
         let decoded: [UInt8]? =
             switch provider {
-            case .facebook: IdentityEncoding.decodeHex(body)
-            case .amazon: IdentityEncoding.decodeBase64URL(body)
+            case .facebook: TokenEncoding.decodeHex(body)
+            case .amazon: TokenEncoding.decodeBase64URL(body)
             }
         guard let bytes = decoded, bytes.count >= 20 + 2 + Self.macLength else { throw .malformed }
         let signed = bytes[..<(bytes.count - Self.macLength)]

@@ -3,6 +3,7 @@ import Foundation
 import JWTKit
 import Logging
 import WIFCredentials
+import WIFFoundation
 import WIFHTTP
 
 /// What a verified web-identity token says.
@@ -224,7 +225,7 @@ struct TokenVerifier: Sendable {
         case .some: throw TokenRejection.malformed("the header's kid is not a string")
         }
         let claims = try Self.decodeObject(token[(firstDot + 1)..<secondDot], part: "payload")
-        guard let signature = IdentityEncoding.decodeBase64URL(token[(secondDot + 1)...]), !signature.isEmpty else {
+        guard let signature = TokenEncoding.decodeBase64URL(token[(secondDot + 1)...]), !signature.isEmpty else {
             throw TokenRejection.malformed("the signature is not base64url")
         }
 
@@ -306,7 +307,7 @@ struct TokenVerifier: Sendable {
     }
 
     private static func decodeObject(_ part: ArraySlice<UInt8>, part name: String) throws(AWSErrorResponse) -> [String: TokenJSON] {
-        guard let bytes = IdentityEncoding.decodeBase64URL(part) else {
+        guard let bytes = TokenEncoding.decodeBase64URL(part) else {
             throw TokenRejection.malformed("the \(name) is not base64url")
         }
         let value: TokenJSON

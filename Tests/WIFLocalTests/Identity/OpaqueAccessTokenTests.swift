@@ -1,5 +1,6 @@
 import Crypto
 import Testing
+import WIFFoundation
 
 @testable import WIFLocal
 
@@ -30,12 +31,12 @@ struct OpaqueAccessTokenTests {
     @Test("Every altered byte is detected")
     func everyByte() throws {
         let text = try self.token(.facebook).encoded(key: self.key)
-        let bytes = try #require(IdentityEncoding.decodeHex(Array(text.dropFirst(3).utf8)))
+        let bytes = try #require(TokenEncoding.decodeHex(Array(text.dropFirst(3).utf8)))
         for index in bytes.indices {
             var altered = bytes
             altered[index] ^= 0x40
             #expect(throws: OpaqueAccessToken.Rejection.self) {
-                try OpaqueAccessToken(token: "EAA" + IdentityEncoding.hex(altered), provider: .facebook, key: self.key)
+                try OpaqueAccessToken(token: "EAA" + TokenEncoding.hex(altered), provider: .facebook, key: self.key)
             }
         }
     }
@@ -43,9 +44,9 @@ struct OpaqueAccessTokenTests {
     @Test("A Facebook token's bytes in Amazon's shape are refused although their code is genuine")
     func providerBinding() throws {
         let text = try self.token(.facebook).encoded(key: self.key)
-        let bytes = try #require(IdentityEncoding.decodeHex(Array(text.dropFirst(3).utf8)))
+        let bytes = try #require(TokenEncoding.decodeHex(Array(text.dropFirst(3).utf8)))
         #expect(throws: OpaqueAccessToken.Rejection.malformed) {
-            try OpaqueAccessToken(token: "Atza|" + IdentityEncoding.base64URL(bytes), provider: .amazon, key: self.key)
+            try OpaqueAccessToken(token: "Atza|" + TokenEncoding.base64URL(bytes), provider: .amazon, key: self.key)
         }
         #expect(throws: OpaqueAccessToken.Rejection.malformed) {
             try OpaqueAccessToken(token: text, provider: .amazon, key: self.key)

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import JWTKit
 import Testing
+import WIFFoundation
 
 @testable import WIFLocal
 
@@ -225,7 +226,7 @@ struct TokenVerifierAttackTests {
         try await withIdentityFixture { fixture in
             let facebook = try fixture.token("facebook", user: "1001")
             await self.refuse(fixture, facebook, providerId: "www.amazon.com", code: "IDPRejectedClaim")
-            let bytes = try #require(IdentityEncoding.decodeHex(Array(facebook.dropFirst(3).utf8)))
+            let bytes = try #require(TokenEncoding.decodeHex(Array(facebook.dropFirst(3).utf8)))
             let reshaped = "Atza|" + IdentityJWT.base64URL(bytes)
             await self.refuse(fixture, reshaped, providerId: "www.amazon.com", code: "IDPRejectedClaim")
             let amazon = try fixture.token("amazon", user: "1001")

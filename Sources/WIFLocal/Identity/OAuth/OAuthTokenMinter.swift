@@ -20,7 +20,7 @@ struct OAuthTokenMinter: Sendable {
         self.signingKey = try IssuerSigningKey.load(
             from: state.data, now: state.timeSource.now(), subject: ProviderProfile.keyPrefix(ofIssuer: state.configuration.issuer)
         )
-        self.header = IdentityEncoding.base64URL(Array(#"{"alg":"RS256","kid":"\#(self.signingKey.keyId)","typ":"JWT"}"#.utf8))
+        self.header = TokenEncoding.base64URL(Array(#"{"alg":"RS256","kid":"\#(self.signingKey.keyId)","typ":"JWT"}"#.utf8))
     }
 
     /// An ID token for a sign-in.
@@ -50,7 +50,7 @@ struct OAuthTokenMinter: Sendable {
             add("name", authorization.subject)
             add("preferred_username", authorization.subject)
         }
-        let payload = IdentityEncoding.base64URL(Array(("{" + members.joined(separator: ",") + "}").utf8))
+        let payload = TokenEncoding.base64URL(Array(("{" + members.joined(separator: ",") + "}").utf8))
         return try self.signingKey.signToken(signingInput: self.header + "." + payload)
     }
 }

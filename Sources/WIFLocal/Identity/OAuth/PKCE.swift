@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WIFFoundation
 
 /// Proof Key for Code Exchange (RFC 7636) with the S256 method only: `plain` would send the secret in
 /// the authorization request itself.
@@ -23,7 +24,7 @@ enum PKCE {
 
     /// The S256 challenge of a verifier: `BASE64URL(SHA256(verifier))`.
     static func challenge(of verifier: String) -> String {
-        IdentityEncoding.base64URL(Array(SHA256.hash(data: Data(verifier.utf8))))
+        TokenEncoding.base64URL(Array(SHA256.hash(data: Data(verifier.utf8))))
     }
 
     /// Whether a verifier matches a challenge, compared in constant time.
@@ -38,13 +39,13 @@ enum OAuthSecrets {
     /// A random token: 32 random bytes, base64url (43 characters).
     static func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()
-        return IdentityEncoding.base64URL((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        return TokenEncoding.base64URL((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 
     /// The SHA-256 of a token, in hexadecimal: what is kept instead of the token, so that neither memory
     /// dumps of the tables nor the data directory hold a usable token.
     static func digest(_ token: String) -> String {
-        IdentityEncoding.hex(Array(SHA256.hash(data: Data(token.utf8))))
+        TokenEncoding.hex(Array(SHA256.hash(data: Data(token.utf8))))
     }
 
     /// Compares two strings in time that depends only on their lengths, by comparing their SHA-256 digests.

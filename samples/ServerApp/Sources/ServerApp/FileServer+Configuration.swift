@@ -39,6 +39,8 @@ extension FileServer {
         public var spoolDirectory: String?
         /// How federated users are remembered between requests.
         public var sessions: Sessions
+        /// The notes API (`/notes`), or `nil` for none.
+        public var notes: NotesAPI?
 
         /// How federated users are remembered between requests, so that each request does not call STS.
         public struct Sessions: Sendable, Hashable {
@@ -90,6 +92,7 @@ extension FileServer {
             self.maximumUploadBytes = 1 << 30
             self.spoolDirectory = nil
             self.sessions = Sessions()
+            self.notes = nil
         }
     }
 }

@@ -8,7 +8,7 @@ import WIFFoundation
 
 extension FileServer {
     /// Adds `GET /`, `GET /**`, `PUT /**` and `DELETE /**` to a route group.
-    func addRoutes(to files: RouterGroup<BasicRequestContext>) {
+    func addRoutes(to files: RouterGroup<AppContext>) {
         files.get { request, context in try await self.list(request, context: context) }
         files.get("**") { request, context in try await self.download(request, context: context) }
         files.put("**") { request, context in try await self.upload(request, context: context) }
@@ -16,7 +16,7 @@ extension FileServer {
     }
 
     /// `GET /files[?prefix=P]`: the caller's files whose names start with `P`.
-    func list(_ request: Request, context: BasicRequestContext) async throws -> FileListing {
+    func list(_ request: Request, context: AppContext) async throws -> FileListing {
         let session = try await self.session(for: request, context: context)
         let prefix = request.uri.queryParameters["prefix"].map(String.init) ?? ""
         return try await Self.mappingStorageErrors(name: nil) {
@@ -30,7 +30,7 @@ extension FileServer {
 
     /// `PUT /files/<name>`: stores the body. It is spooled to disk as it arrives (so memory does not
     /// grow with its size), then uploaded, in parallel parts when large.
-    func upload(_ request: Request, context: BasicRequestContext) async throws -> Response {
+    func upload(_ request: Request, context: AppContext) async throws -> Response {
         let session = try await self.session(for: request, context: context)
         let name = try Self.fileName(of: request)
         // Refuse a bad name before reading the body.
@@ -54,7 +54,7 @@ extension FileServer {
 
     /// `GET /files/<name>`: the file. It is downloaded (and verified) to the spool folder first, so the
     /// status is known before anything is sent, then streamed from there.
-    func download(_ request: Request, context: BasicRequestContext) async throws -> Response {
+    func download(_ request: Request, context: AppContext) async throws -> Response {
         let session = try await self.session(for: request, context: context)
         let name = try Self.fileName(of: request)
         let spooled = self.spoolPath()
@@ -78,7 +78,7 @@ extension FileServer {
     }
 
     /// `DELETE /files/<name>`: removes the file; removing a missing file succeeds, as in S3.
-    func delete(_ request: Request, context: BasicRequestContext) async throws -> Response {
+    func delete(_ request: Request, context: AppContext) async throws -> Response {
         let session = try await self.session(for: request, context: context)
         let name = try Self.fileName(of: request)
         try await Self.mappingStorageErrors(name: name) {
@@ -90,7 +90,7 @@ extension FileServer {
     // MARK: Helpers
 
     /// The caller's session, from the request's bearer token.
-    func session(for request: Request, context: BasicRequestContext) async throws -> UserSession {
+    func session(for request: Request, context: AppContext) async throws -> UserSession {
         let credential = try BearerCredential(headers: request.headers)
         do {
             return try await self.sessions.session(for: credential, logger: context.logger)

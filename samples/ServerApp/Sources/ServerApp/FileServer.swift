@@ -1,8 +1,10 @@
+import AccessRules
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import Logging
 import S3Partition
+import WIFAPIServer
 import WIFCredentials
 import WIFFileStore
 
@@ -38,6 +40,10 @@ public struct FileServer: Sendable {
 
     let sessions: UserSessions
     let fileIO: FileIO
+    /// The notes API's authenticator, when it is configured.
+    let notesAuthenticator: APIAuthenticator?
+    let noteRules: RuleEvaluator
+    let notes = NoteStore()
 
     /// Creates a server, checking the configuration first.
     /// - Parameters:
@@ -83,14 +89,19 @@ public struct FileServer: Sendable {
         self.spoolDirectory = try Self.prepareSpoolDirectory(configuration.spoolDirectory)
         self.sessions = UserSessions(federation: federation, capacity: configuration.sessions.capacity)
         self.fileIO = FileIO()
+        self.notesAuthenticator = configuration.notes.map { Self.notesAuthenticator($0, httpClient: httpClient) }
+        self.noteRules = RuleEvaluator(ruleSet: try RuleSet(schema: Self.notesSchema))
     }
 
     /// The router serving `/files` and `/files/<name>`.
-    /// - Returns: A router for ``Hummingbird/BasicRequestContext``.
-    public func router() -> Router<BasicRequestContext> {
-        let router = Router()
+    /// - Returns: A router for ``AppContext``.
+    public func router() -> Router<AppContext> {
+        let router = Router(context: AppContext.self)
         router.add(middleware: LogRequestsMiddleware(.info))
         self.addRoutes(to: router.group("files"))
+        if let authenticator = self.notesAuthenticator {
+            self.addNoteRoutes(to: router.group("notes"), authenticator: authenticator)
+        }
         return router
     }
 

@@ -130,6 +130,10 @@ extension FileServerError {
         Self(code: .noSuchFile, status: .notFound, message: name.map { "there is no file named '\($0)' in your folder" } ?? "no such file in your folder")
     }
 
+    static func noSuchNote(_ id: String) -> Self {
+        Self(code: .noSuchFile, status: .notFound, message: "there is no note with id '\(id)'")
+    }
+
     static func tooLarge(limit: Int64) -> Self {
         Self(code: .tooLarge, status: .contentTooLarge, message: "the upload is larger than the \(limit) bytes this server accepts")
     }

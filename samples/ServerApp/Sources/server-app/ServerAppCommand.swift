@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import S3Partition
 import ServerApp
+import WIFAPIServer
 import WIFLocal
 
 /// `server-app`: serve each user's folder of a shared bucket over HTTP, federating their ID tokens.
@@ -18,7 +19,9 @@ struct ServerAppCommand: AsyncParsableCommand {
 
             With no --endpoint (nor WIF_ENDPOINT), the local stack (development issuer, STS and S3) runs \
             inside the process on a free loopback port, and development tokens for alice and bob are \
-            written beside its data, ready for curl. Otherwise give --role-arn and --bucket.
+            written beside its data, ready for curl; the notes API (POST /notes, GET /notes, GET /notes/ID) then takes \
+            the same tokens in OPENID_CONNECT mode, or the development API key in x-api-key for reads. Otherwise \
+            give --role-arn and --bucket.
 
             Each option falls back to an environment variable: SERVER_APP_HOST, SERVER_APP_PORT, \
             WIF_ENDPOINT, WIF_STS_ENDPOINT, WIF_ROLE_ARN, WIF_BUCKET, WIF_PARTITION_TEMPLATE, AWS_REGION.
@@ -120,9 +123,19 @@ struct ServerAppCommand: AsyncParsableCommand {
             configuration.region = endpoint.configuration.region
             configuration.stsEndpoint = endpoint.url
             configuration.s3Endpoint = endpoint.url
+            // The notes API takes the same development ID tokens, verified with the stack's keys, and a
+            // development API key for reads.
+            if let profile = endpoint.configuration.provider(named: provider), let issuer = profile.issuer {
+                configuration.notes = FileServer.NotesAPI(
+                    issuer: issuer, clientIds: Set(profile.clientIds), jwksURL: "\(endpoint.url)/.well-known/jwks.json",
+                    apiKeys: [APIKey(name: "development", value: Self.developmentNotesKey)])
+            }
             try await Self.serve(configuration, logger: logger, local: (endpoint, provider))
         }
     }
+
+    /// The notes API's key when the local stack runs in the process.
+    static let developmentNotesKey = "da2-serverappdevelopmentnotes0"
 
     /// Runs the server until SIGINT or SIGTERM.
     private static func serve(

@@ -1,8 +1,8 @@
-import Foundation
+
 
 /// The encodings of tokens and keys: unpadded base64url (RFC 4648 §5), as JWS and JWK use, and
 /// lower-case hexadecimal.
-enum IdentityEncoding {
+package enum TokenEncoding {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     private static let decodeTable: [UInt8] = {
@@ -12,7 +12,7 @@ enum IdentityEncoding {
     }()
 
     /// Encodes bytes as unpadded base64url.
-    static func base64URL<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    package static func base64URL<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var output = [UInt8]()
         output.reserveCapacity((bytes.count * 4 + 2) / 3)
         var iterator = bytes.makeIterator()
@@ -32,7 +32,7 @@ enum IdentityEncoding {
     /// Decodes unpadded base64url.
     /// - Returns: The bytes, or `nil` for a character outside the alphabet (padding included), an impossible
     ///   length, or non-zero trailing bits, so that each byte string has exactly one encoding.
-    static func decodeBase64URL<Text: Collection>(_ text: Text) -> [UInt8]? where Text.Element == UInt8 {
+    package static func decodeBase64URL<Text: Collection>(_ text: Text) -> [UInt8]? where Text.Element == UInt8 {
         let count = text.count
         guard count % 4 != 1 else { return nil }
         var output = [UInt8]()
@@ -55,7 +55,7 @@ enum IdentityEncoding {
     }
 
     /// Encodes bytes as lower-case hexadecimal.
-    static func hex<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    package static func hex<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         let digits = Array("0123456789abcdef".utf8)
         var output = [UInt8]()
         output.reserveCapacity(bytes.count * 2)
@@ -68,7 +68,7 @@ enum IdentityEncoding {
 
     /// Decodes lower-case hexadecimal.
     /// - Returns: The bytes, or `nil` for an odd length or a character that is not a lower-case hex digit.
-    static func decodeHex<Text: Collection>(_ text: Text) -> [UInt8]? where Text.Element == UInt8 {
+    package static func decodeHex<Text: Collection>(_ text: Text) -> [UInt8]? where Text.Element == UInt8 {
         guard text.count % 2 == 0 else { return nil }
         func nibble(_ byte: UInt8) -> UInt8? {
             switch byte {

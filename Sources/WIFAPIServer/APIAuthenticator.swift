@@ -25,7 +25,7 @@ public protocol APISignatureVerifier: Sendable {
 
 /// The role behind a verified SigV4 request.
 public struct APISignedCaller: Sendable, Hashable {
-    /// The assumed-role ARN of the session.
+    /// The ARN of the role the session was issued for.
     public var roleArn: String
     /// Whether the role is an identity pool's authenticated or guest role.
     public var role: Caller.Role
@@ -108,8 +108,9 @@ public struct APIAuthenticator: Sendable {
 
     /// Whether a request is SigV4-signed, so its whole body must be read before it can be authenticated.
     public static func isSigned(_ request: Request) -> Bool {
-        if let authorization = request.headers[.authorization], authorization.hasPrefix("AWS4-HMAC-SHA256") { return true }
-        return request.uri.query?.contains("X-Amz-Signature=") ?? false
+        if let authorization = request.headers[.authorization] { return authorization.hasPrefix("AWS4-HMAC-SHA256") }
+        guard let target = request.head.path, let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return false }
+        return target[mark...].contains("X-Amz-Signature=")
     }
 
     /// Authenticates one request.
@@ -167,7 +168,7 @@ public struct APIAuthenticator: Sendable {
         guard self.modes.contains(.apiKey) else {
             throw .unauthorized("this API does not accept API keys; it accepts \(self.modeList)", mode: .apiKey)
         }
-        guard let key = self.apiKeys.first(where: { Self.constantTimeEquals($0.value, presented) }) else {
+        guard let key = self.apiKeys.first(where: { SigV4Canonical.constantTimeEquals($0.value, presented) }) else {
             throw .unauthorized("the API key is not valid", mode: .apiKey)
         }
         if let expires = key.expires, self.timeSource.now() >= expires {
@@ -177,6 +178,11 @@ public struct APIAuthenticator: Sendable {
     }
 
     private func checkToken(_ authorization: String, request: Request, path: String, logger: Logger) async throws(APIAuthorizationError) -> APICaller {
+        // A token verified before is known by its text, before any parsing.
+        let compact = authorization.hasPrefix("Bearer ") ? authorization.dropFirst(7) : Substring(authorization)
+        for authority in [self.userPool, self.oidc].compactMap({ $0 }) where self.modes.contains(authority.mode) {
+            if let caller = try authority.cached(compact) { return APICaller(mode: authority.mode, caller: caller) }
+        }
         let parsed = ParsedToken(authorization)
         let issuer = parsed?.issuer
         if let parsed, let issuer {
@@ -198,15 +204,6 @@ public struct APIAuthenticator: Sendable {
         throw .unauthorized("the Authorization header holds no token this API accepts; it accepts \(self.modeList)")
     }
 
-    /// Compares two strings in time that depends only on their lengths.
-    static func constantTimeEquals(_ left: String, _ right: String) -> Bool {
-        let a = Array(left.utf8)
-        let b = Array(right.utf8)
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
-    }
 }
 
 /// Dates in messages.

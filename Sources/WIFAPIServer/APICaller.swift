@@ -7,7 +7,7 @@ public struct APICaller: Sendable, Hashable, CustomStringConvertible {
     public var mode: APIAuthorizationMode
     /// The caller the access rules see; `nil` for ``APIAuthorizationMode/none``, which no rule serves.
     public var caller: Caller?
-    /// The ARN of the role an IAM request was signed with (the assumed-role ARN of its session).
+    /// The ARN of the role an IAM request was signed with.
     public var roleArn: String?
     /// The name of the API key used, never its value.
     public var apiKeyName: String?

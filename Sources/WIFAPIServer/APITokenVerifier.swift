@@ -84,13 +84,19 @@ extension APITokenAuthority {
         return try await self.verify(parsed, logger: logger)
     }
 
+    /// The caller of a token this authority verified before, its times checked again; `nil` for a token
+    /// not seen yet.
+    func cached(_ compact: Substring) throws(APIAuthorizationError) -> Caller? {
+        guard let cached = self.verified.entry(compact) else { return nil }
+        let mode = self.mode
+        try self.checkTimes(expiry: cached.expiry, notBefore: nil, issuedAt: cached.issuedAt) { .unauthorized($0, mode: mode) }
+        return cached.caller
+    }
+
     func verify(_ parsed: ParsedToken, logger: Logger) async throws(APIAuthorizationError) -> Caller {
         let mode = self.mode
         func refuse(_ message: String) -> APIAuthorizationError { .unauthorized(message, mode: mode) }
-        if let cached = self.verified.entry(parsed.compact) {
-            try self.checkTimes(expiry: cached.expiry, notBefore: nil, issuedAt: cached.issuedAt, refuse: refuse)
-            return cached.caller
-        }
+        if let cached = try self.cached(parsed.compact) { return cached }
         let header = parsed.header
         guard let algorithm = header.member("alg")?.stringValue else { throw refuse("the token's header has no alg") }
         guard JWKSKeyRing.idTokenAlgorithms.contains(algorithm) else {

@@ -373,4 +373,19 @@ package enum SigV4Canonical {
         for (a, b) in zip(left, right) { difference |= a ^ b }
         return difference == 0
     }
+
+    /// The same comparison for two strings, over their contiguous UTF-8: what every
+    /// signature check of a server calls, so it must not pay for generic iteration.
+    package static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                guard left.count == right.count else { return false }
+                var difference: UInt8 = 0
+                for index in 0..<left.count { difference |= left[index] ^ right[index] }
+                return difference == 0
+            }
+        }
+    }
 }

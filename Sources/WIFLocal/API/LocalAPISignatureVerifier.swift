@@ -39,6 +39,6 @@ struct LocalAPISignatureVerifier: APISignatureVerifier {
         let guest = identity.amr?.contains("unauthenticated") ?? false
         var claims: [String: AccessRules.ClaimValue] = ["sub": .string(identity.subject)]
         if let issuer = identity.issuer { claims["iss"] = .string(issuer) }
-        return APISignedCaller(roleArn: session.assumedRoleArn, role: guest ? .unauthenticated : .authenticated, claims: claims)
+        return APISignedCaller(roleArn: session.roleArn, role: guest ? .unauthenticated : .authenticated, claims: claims)
     }
 }

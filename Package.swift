@@ -372,6 +372,7 @@ let package = Package(
             dependencies: [
                 "WIFAPIClient",
                 "WIFHTTP",
+                "WIFSigV4",
                 "WIFCredentials",
                 "AccessRules",
                 .product(name: "Logging", package: "swift-log"),

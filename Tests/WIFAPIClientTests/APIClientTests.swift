@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 import WIFCredentials
 import WIFHTTP
+import WIFSigV4
 @testable import WIFAPIClient
 
 /// The client's request building and fallback, against a transport that records what is sent and answers
@@ -76,6 +77,41 @@ import WIFHTTP
         #expect(authorization.contains("/eu-west-1/execute-api/aws4_request"))
         #expect(signed.url.absoluteString == "https://api.example.com/prod/items")
         #expect(signed.header("x-amz-security-token") == "token")
+    }
+
+    /// Sends the request through a proxy, as a custom domain or a corporate proxy does.
+    struct Proxy: APIRequestInterceptor {
+        func intercept(_ request: inout APIRequest, mode: APIAuthorizationMode) async throws {
+            var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
+            components?.host = "proxy.example.net"
+            if let url = components?.url { request.url = url }
+        }
+    }
+
+    @Test func sigV4SignsTheHostTheRequestGoesTo() async throws {
+        let transport = RecordingTransport { _ in TransportResponse(status: 200, body: []) }
+        let client = Self.client(transport, credentials: APIClientCredentials(iam: Self.credentials), interceptors: [Proxy()])
+        _ = try await client.send("GET", "/items", mode: .iam)
+        let sent = try #require(transport.sent.withLock { $0.first })
+        #expect(sent.url.host == "proxy.example.net")
+        // Signing the proxy's request again at the same time gives the same signature: it covers the
+        // proxy's host, which is what the server behind it sees (signing the configured host fails there).
+        let amzDate = try #require(sent.header("x-amz-date"))
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let date = try #require(formatter.date(from: amzDate))
+        let credentials = try await Self.credentials.getCredentials()
+        let signer = SigV4Signer(credentials: credentials, region: "eu-west-1", service: "execute-api")
+        let unsigned = sent.headers.filter { !["authorization", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256", "host"].contains($0.name.lowercased()) }
+        var again = try SigV4Request(method: "GET", url: sent.url, headers: unsigned.map { SigV4Request.Header($0.name, $0.value) })
+        try signer.sign(&again, payload: .bytes([UInt8]()), date: date)
+        let expected = again.headers.first { $0.name.lowercased() == "authorization" }?.value
+        #expect(sent.header("Authorization") == expected)
+        var configured = try SigV4Request(method: "GET", url: URL(string: "https://api.example.com/prod/items")!, headers: unsigned.map { SigV4Request.Header($0.name, $0.value) })
+        try signer.sign(&configured, payload: .bytes([UInt8]()), date: date)
+        #expect(configured.headers.first { $0.name.lowercased() == "authorization" }?.value != expected)
     }
 
     @Test func anInterceptorMayRefuse() async {

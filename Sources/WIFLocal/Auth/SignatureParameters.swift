@@ -45,31 +45,39 @@ struct SignatureParameters: Sendable {
     static func fromHeader(
         _ authorization: String, request: Request, errors: AuthenticationErrors
     ) throws(AWSErrorResponse) -> SignatureParameters {
-        let trimmed = authorization.drop { $0 == " " }
-        let algorithmEnd = trimmed.firstIndex(of: " ") ?? trimmed.endIndex
-        let algorithm = trimmed[trimmed.startIndex..<algorithmEnd]
+        // Read over UTF-8 with ASCII delimiters, so no grapheme breaking runs on every signed request.
+        let utf8 = authorization.utf8
+        let space = UInt8(ascii: " ")
+        var start = utf8.startIndex
+        while start < utf8.endIndex, utf8[start] == space { start = utf8.index(after: start) }
+        let algorithmEnd = utf8[start...].firstIndex(of: space) ?? utf8.endIndex
+        let algorithm = authorization[start..<algorithmEnd]
         guard algorithm == Self.algorithm else { throw errors.unsupportedAlgorithm(String(algorithm), presigned: false) }
 
         var credential: Substring?
         var signedHeaders: Substring?
         var signature: Substring?
-        for part in trimmed[algorithmEnd...].split(separator: ",") {
-            let component = part.drop { $0 == " " }
-            if component.isEmpty { continue }
-            guard let equals = component.firstIndex(of: "=") else {
-                throw errors.malformedHeader(missing: [], unreadable: String(component))
+        var cursor = algorithmEnd
+        while cursor < utf8.endIndex {
+            let partEnd = utf8[cursor...].firstIndex(of: UInt8(ascii: ",")) ?? utf8.endIndex
+            var partStart = cursor
+            while partStart < partEnd, utf8[partStart] == space { partStart = utf8.index(after: partStart) }
+            cursor = partEnd < utf8.endIndex ? utf8.index(after: partEnd) : partEnd
+            guard partStart < partEnd else { continue }
+            guard let equals = utf8[partStart..<partEnd].firstIndex(of: UInt8(ascii: "=")) else {
+                throw errors.malformedHeader(missing: [], unreadable: String(authorization[partStart..<partEnd]))
             }
-            let value = component[component.index(after: equals)...]
-            switch component[component.startIndex..<equals] {
+            let value = authorization[utf8.index(after: equals)..<partEnd]
+            switch authorization[partStart..<equals] {
             case "Credential": credential = value
             case "SignedHeaders": signedHeaders = value
             case "Signature": signature = value
             default: continue
             }
         }
-        let missing = [("Credential", credential), ("Signature", signature), ("SignedHeaders", signedHeaders)]
-            .filter { $0.1 == nil }.map(\.0)
-        guard let credential, let signedHeaders, let signature, missing.isEmpty else {
+        guard let credential, let signedHeaders, let signature else {
+            let missing = [("Credential", credential), ("Signature", signature), ("SignedHeaders", signedHeaders)]
+                .filter { $0.1 == nil }.map(\.0)
             throw errors.malformedHeader(missing: missing, unreadable: nil)
         }
 

@@ -46,6 +46,15 @@ final class S3Authorizer: Sendable {
     private let evaluators: Mutex<[EvaluatorKey: PolicyEvaluator]> = Mutex([:])
     private static let evaluatorCacheLimit = 256
 
+    /// Web identities by session and client address.
+    private let webSessions: Mutex<[WebSessionKey: WebIdentitySession]> = Mutex([:])
+
+    private struct WebSessionKey: Hashable {
+        /// The whole session, so two sessions that share anything but everything never share an identity.
+        var session: LocalSession
+        var sourceIp: String?
+    }
+
     private struct EvaluatorKey: Hashable {
         var roleArn: String
         var sessionPolicy: String?
@@ -73,9 +82,7 @@ final class S3Authorizer: Sendable {
     /// `aws:SecureTransport` (false: the stack serves plain HTTP), the time, and S3's
     /// `s3:x-amz-content-sha256`, `s3:signatureversion` and `s3:authType`.
     func context(for session: LocalSession, facts: RequestFacts) -> PolicyEngine.RequestContext? {
-        guard let webSession = try? session.webIdentitySession(sourceIp: facts.sourceIp, secureTransport: false) else {
-            return nil
-        }
+        guard let webSession = self.webIdentitySession(of: session, sourceIp: facts.sourceIp) else { return nil }
         var context = webSession.context(at: Timestamp(facts.time))
         if let sha = facts.contentSHA256 { context["s3:x-amz-content-sha256"] = ContextValue(sha) }
         context["s3:signatureversion"] = "AWS4-HMAC-SHA256"
@@ -131,6 +138,19 @@ final class S3Authorizer: Sendable {
     static func message(session: LocalSession, request: AuthorizationRequest, explicitIn place: String) -> String {
         "User: \(session.assumedRoleArn) is not authorized to perform: \(request.action) on resource: \"\(request.resource)\" "
             + "with an explicit deny in \(place)"
+    }
+
+    /// A session's web identity with its context keys, built once per session and client address: a
+    /// client makes many requests with one session, and building it parses the role's ARN.
+    private func webIdentitySession(of session: LocalSession, sourceIp: String?) -> WebIdentitySession? {
+        let key = WebSessionKey(session: session, sourceIp: sourceIp)
+        if let cached = self.webSessions.withLock({ $0[key] }) { return cached }
+        guard let built = try? session.webIdentitySession(sourceIp: sourceIp, secureTransport: false) else { return nil }
+        self.webSessions.withLock { cache in
+            if cache.count >= Self.evaluatorCacheLimit { cache.removeAll(keepingCapacity: true) }
+            cache[key] = built
+        }
+        return built
     }
 
     /// The evaluator of a session's requests on a bucket: the role's policies, the bucket policy and the

@@ -36,6 +36,9 @@ extension WIFTool.Local {
         @Option(name: .customLong("group"), help: "A group for the cognito:groups claim of a Cognito user pool profile's token (cognito-idp); repeat for more.")
         var groups: [String] = []
 
+        @Option(name: .customLong("token-use"), help: "For a Cognito user pool profile (cognito-idp): id (the default) or access, the access token APIs in user pool mode take.")
+        var tokenUse: String = TokenUse.id.rawValue
+
         @Option(name: .customLong("tag"), help: "A session tag KEY=VALUE for the token's https://aws.amazon.com/tags claim; repeat for more.")
         var tags: [String] = []
 
@@ -95,6 +98,12 @@ extension WIFTool.Local {
                     let names = configuration.providers.map(\.name).joined(separator: ", ")
                     throw CommandFailure(status: .usage, message: "unknown provider '\(self.provider)'; the configuration has \(names)")
                 }
+                guard let tokenUse = TokenUse(rawValue: self.tokenUse) else {
+                    throw CommandFailure(status: .usage, message: "--token-use must be id or access, not '\(self.tokenUse)'")
+                }
+                if tokenUse == .access, !profile.isCognitoUserPool {
+                    throw CommandFailure(status: .usage, message: "--token-use access needs a Cognito user pool profile such as cognito-idp, not \(self.provider)")
+                }
                 if !self.groups.isEmpty, !profile.isCognitoUserPool {
                     throw CommandFailure(status: .usage, message: "--group needs a Cognito user pool profile such as cognito-idp, not \(self.provider)")
                 }
@@ -113,7 +122,7 @@ extension WIFTool.Local {
                     federation = try LocalFederation(configuration: configuration, logger: self.options.makeLogger())
                     issued = try federation.developmentToken(
                         provider: self.provider, user: self.user, audience: self.audience, ttl: self.ttl, principalTags: self.principalTags,
-                        groups: self.groups)
+                        groups: self.groups, tokenUse: tokenUse)
                 } catch {
                     // The arguments were checked in validate(): what is left is the data directory and its keys.
                     throw CommandFailure(status: .io, message: error.message)

@@ -53,8 +53,11 @@ struct DevelopmentTokenIssuer: Sendable {
     /// - Throws: ``LocalStackError`` naming the bad argument, or when signing fails.
     func issue(
         profile: ProviderProfile, user: String, audience: String? = nil, ttl: Int, now: Date,
-        principalTags: [String: [String]] = [:], sourceIdentity: String? = nil, groups: [String] = []
+        principalTags: [String: [String]] = [:], sourceIdentity: String? = nil, groups: [String] = [], tokenUse: TokenUse = .id
     ) throws(LocalStackError) -> String {
+        guard tokenUse == .id || profile.isCognitoUserPool else {
+            throw LocalStackError("access tokens are issued for a Cognito user pool profile such as cognito-idp, not '\(profile.name)'")
+        }
         guard groups.isEmpty || profile.isCognitoUserPool else {
             throw LocalStackError("groups are carried by the tokens of a Cognito user pool profile, not by '\(profile.name)'")
         }
@@ -99,10 +102,20 @@ struct DevelopmentTokenIssuer: Sendable {
         case .oidc, .facebook, .amazon:
             claims.add("iss", issuer)
             claims.add("sub", user)
-            claims.add("aud", clientId)
+            if tokenUse == .access {
+                // A user pool access token names its app client in client_id and has no aud, as Cognito's do.
+                claims.add("client_id", clientId)
+                claims.add("token_use", "access")
+                claims.add("scope", "aws.cognito.signin.user.admin")
+                claims.add("username", user)
+            } else {
+                claims.add("aud", clientId)
+            }
             if profile.isCognitoUserPool {
-                claims.add("token_use", "id")
-                claims.add("cognito:username", user)
+                if tokenUse == .id {
+                    claims.add("token_use", "id")
+                    claims.add("cognito:username", user)
+                }
                 if !groups.isEmpty { claims.addRaw("cognito:groups", "[\(groups.map(JSONWriter.quoted).joined(separator: ","))]") }
             }
         }

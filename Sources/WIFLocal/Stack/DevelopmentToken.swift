@@ -45,3 +45,13 @@ public struct DevelopmentToken: Sendable, CustomStringConvertible {
             + "prefix: \(self.prefix ?? "none"), token: <redacted>)"
     }
 }
+
+/// Which token of a Cognito user pool a development token is: the ID token (`token_use: id`, `aud` the
+/// app client), which STS and identity pools take, or the access token (`token_use: access`,
+/// `client_id` the app client, no `aud`), which APIs in user pool mode take as well.
+public enum TokenUse: String, Sendable, Hashable, CaseIterable {
+    /// The ID token.
+    case id
+    /// The access token.
+    case access
+}

@@ -34,12 +34,13 @@ public struct LocalEndpoint: Sendable {
     ///   - audience: The client id the token is for; the profile's first client id by default.
     ///   - ttl: The token's lifetime in seconds.
     ///   - groups: The `cognito:groups` claim of a Cognito user pool profile's token; none by default.
+    ///   - tokenUse: For a Cognito user pool profile, the ID token (the default) or the access token.
     /// - Returns: The token with the role, bucket and prefix the user federates into.
     /// - Throws: ``LocalStackError`` when the profile is unknown, an argument is out of bounds or signing fails.
     public func developmentToken(
-        provider: String, user: String, audience: String? = nil, ttl: Int = 3600, groups: [String] = []
+        provider: String, user: String, audience: String? = nil, ttl: Int = 3600, groups: [String] = [], tokenUse: TokenUse = .id
     ) throws(LocalStackError) -> DevelopmentToken {
-        try self.federation.developmentToken(provider: provider, user: user, audience: audience, ttl: ttl, groups: groups)
+        try self.federation.developmentToken(provider: provider, user: user, audience: audience, ttl: ttl, groups: groups, tokenUse: tokenUse)
     }
 
     /// The ARN of the role meant for a provider profile's users.

@@ -73,12 +73,13 @@ public struct LocalFederation: Sendable {
     ///     (`{"principal_tags": {"sub": ["alice"]}}`), which STS turns into `aws:PrincipalTag/<key>`;
     ///   none by default. ID-token profiles only.
     ///   - groups: The `cognito:groups` claim of a Cognito user pool profile's token (`admin`); none by default.
+    ///   - tokenUse: For a Cognito user pool profile, the ID token (the default) or the access token.
     /// - Returns: The token with the role, bucket and prefix the user federates into.
     /// - Throws: ``LocalStackError`` naming the unknown profile, the bad user id or lifetime, tags on an
     ///   access token, or why the token could not be signed.
     public func developmentToken(
         provider: String, user: String, audience: String? = nil, ttl: Int = 3600, principalTags: [String: [String]] = [:],
-        groups: [String] = []
+        groups: [String] = [], tokenUse: TokenUse = .id
     ) throws(LocalStackError) -> DevelopmentToken {
         guard let profile = self.configuration.provider(named: provider) else {
             let names = self.configuration.providers.map(\.name).joined(separator: ", ")
@@ -98,7 +99,8 @@ public struct LocalFederation: Sendable {
             throw LocalStackError("the audience must not be empty")
         }
         let issuedAt = self.state.timeSource.now()
-        let token = try self.tokens.issue(profile: profile, user: user, audience: audience, ttl: ttl, now: issuedAt, principalTags: principalTags, groups: groups)
+        let token = try self.tokens.issue(profile: profile, user: user, audience: audience, ttl: ttl, now: issuedAt, principalTags: principalTags, groups: groups,
+            tokenUse: tokenUse)
         let role = self.role(forProvider: provider)
         return DevelopmentToken(
             token: token,

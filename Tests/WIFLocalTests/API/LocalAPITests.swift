@@ -301,4 +301,24 @@ import WIFTestSupport
             }
         }
     }
+
+    @Test func userPoolAccessTokensAreAcceptedAsAppSyncAcceptsThem() async throws {
+        try await StackTestSupport.withDataDirectory { path in
+            try await LocalStack.run(.default(dataDirectory: path)) { stack in
+                let access = try stack.developmentToken(provider: ProviderProfile.cognitoUserPoolName, user: "alice", tokenUse: .access).token
+                let claims = try #require(UnverifiedJWTClaims(token: access))
+                #expect(claims.audience.isEmpty)
+                let alice = Self.client(stack, APIClientCredentials(userPoolTokens: FixedToken(token: access)))
+                let created = try await alice.send("POST", "/Todo", body: Array(#"{"content":"from an access token"}"#.utf8))
+                #expect(created.response.status == 201)
+                #expect(Self.json(created)["owner"] as? String == "alice")
+                // The ID token of the same user owns the same record.
+                let id = try #require(Self.json(created)["id"] as? String)
+                let withID = Self.client(stack, try Self.userPool(stack, "alice"))
+                #expect(try await withID.send("DELETE", "/Todo/\(id)").response.status == 200)
+                // Access tokens are a user pool's alone.
+                #expect(throws: LocalStackError.self) { _ = try stack.developmentToken(provider: "google", user: "alice", tokenUse: .access) }
+            }
+        }
+    }
 }

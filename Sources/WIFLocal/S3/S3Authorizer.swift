@@ -46,8 +46,14 @@ final class S3Authorizer: Sendable {
     private let evaluators: Mutex<[EvaluatorKey: PolicyEvaluator]> = Mutex([:])
     private static let evaluatorCacheLimit = 256
 
-    /// Web identities by session and client address.
-    private let webSessions: Mutex<[WebSessionKey: WebIdentitySession]> = Mutex([:])
+    /// Web identities by session and client address, with the context of the latest request time.
+    private let webSessions: Mutex<[WebSessionKey: WebSessionEntry]> = Mutex([:])
+
+    private struct WebSessionEntry: Sendable {
+        var webSession: WebIdentitySession
+        var time: Timestamp?
+        var context: PolicyEngine.RequestContext?
+    }
 
     private struct WebSessionKey: Hashable {
         /// The whole session, so two sessions that share anything but everything never share an identity.
@@ -82,8 +88,7 @@ final class S3Authorizer: Sendable {
     /// `aws:SecureTransport` (false: the stack serves plain HTTP), the time, and S3's
     /// `s3:x-amz-content-sha256`, `s3:signatureversion` and `s3:authType`.
     func context(for session: LocalSession, facts: RequestFacts) -> PolicyEngine.RequestContext? {
-        guard let webSession = self.webIdentitySession(of: session, sourceIp: facts.sourceIp) else { return nil }
-        var context = webSession.context(at: Timestamp(facts.time))
+        guard var context = self.sessionContext(of: session, sourceIp: facts.sourceIp, time: Timestamp(facts.time)) else { return nil }
         if let sha = facts.contentSHA256 { context["s3:x-amz-content-sha256"] = ContextValue(sha) }
         context["s3:signatureversion"] = "AWS4-HMAC-SHA256"
         context["s3:authType"] = facts.presigned ? "REST-QUERY-STRING" : "REST-HEADER"
@@ -140,17 +145,27 @@ final class S3Authorizer: Sendable {
             + "with an explicit deny in \(place)"
     }
 
-    /// A session's web identity with its context keys, built once per session and client address: a
-    /// client makes many requests with one session, and building it parses the role's ARN.
-    private func webIdentitySession(of session: LocalSession, sourceIp: String?) -> WebIdentitySession? {
+    /// The context of a session's request at `time`: the session's web identity is built once per session
+    /// and client address (a client makes many requests with one session, and building it parses the
+    /// role's ARN), and its context once per millisecond, the finest time a context holds.
+    private func sessionContext(of session: LocalSession, sourceIp: String?, time: Timestamp) -> PolicyEngine.RequestContext? {
         let key = WebSessionKey(session: session, sourceIp: sourceIp)
-        if let cached = self.webSessions.withLock({ $0[key] }) { return cached }
-        guard let built = try? session.webIdentitySession(sourceIp: sourceIp, secureTransport: false) else { return nil }
+        var entry: WebSessionEntry
+        if let cached = self.webSessions.withLock({ $0[key] }) {
+            if cached.time == time, let context = cached.context { return context }
+            entry = cached
+        } else {
+            guard let built = try? session.webIdentitySession(sourceIp: sourceIp, secureTransport: false) else { return nil }
+            entry = WebSessionEntry(webSession: built)
+        }
+        let context = entry.webSession.context(at: time)
+        entry.time = time
+        entry.context = context
         self.webSessions.withLock { cache in
             if cache.count >= Self.evaluatorCacheLimit { cache.removeAll(keepingCapacity: true) }
-            cache[key] = built
+            cache[key] = entry
         }
-        return built
+        return context
     }
 
     /// The evaluator of a session's requests on a bucket: the role's policies, the bucket policy and the

@@ -22,7 +22,10 @@ extension WIFTool {
                 before anything is sent. Then the stack's identity pool, as Amplify's storage uses one: a \
                 guest reads public/ and cannot write; alice and bob sign in through the pool with the same \
                 tokens; alice writes public/ and her protected/<identity id>/ folder; bob reads her \
-                protected file but not her private folder. Every step and its result is printed (--json: {"ok", "steps": \
+                protected file but not her private folder. Last the stack's todo API, whose @auth rules give each \
+                todo to its owner and let an API key and signed-in IAM callers read: alice creates a todo with \
+                her user pool token, bob's token is refused it, an API key reads it but cannot create one, and \
+                bob's identity pool credentials read it. Every step and its result is printed (--json: {"ok", "steps": \
                 [{"step", "actor", "action", "expected", "outcome", "ok"}]}).
 
                 Exit status: 0 when every step behaved as expected; 1 otherwise.
@@ -150,7 +153,8 @@ struct DemoScript {
                 actor: "alice", action: "reads notes.txt again", expected: "her file, untouched by bob",
                 outcome: stillThere == aliceText ? "unchanged (\(aliceText.utf8.count) bytes)" : "content changed",
                 ok: stillThere == aliceText)
-            try await self.identityPoolSteps()
+            let poolBob = try await self.identityPoolSteps()
+            try await self.apiSteps(iamCredentials: poolBob?.credentials)
         } catch is StepFailed {
             return
         }
@@ -162,6 +166,8 @@ struct DemoScript {
         var identityId: String
         var client: S3Client
         var bucket: String
+        /// The identity's credentials.
+        var credentials: AWSCredentials
 
         /// The identity's folder of a level, or `identity`'s.
         func folder(_ level: StorageLevel, of identity: String? = nil) throws -> PartitionedBucket {
@@ -178,8 +184,9 @@ struct DemoScript {
 
     /// The identity pool: guest access, Amplify's public and protected folders, and a private folder
     /// nobody else reads.
-    private func identityPoolSteps() async throws {
-        guard let pool = self.endpoint.configuration.identityPools.first else { return }
+    /// - Returns: Bob's identity, for the API steps.
+    private func identityPoolSteps() async throws -> PoolIdentity? {
+        guard let pool = self.endpoint.configuration.identityPools.first else { return nil }
         let guest = try await self.signIn(pool: pool, user: nil)
         let alice = try await self.signIn(pool: pool, user: "alice")
         let bob = try await self.signIn(pool: pool, user: "bob")
@@ -197,6 +204,7 @@ struct DemoScript {
         try await self.expectDenied(bob, action: "lists alice's private folder private/\(alice.identityId)/") {
             _ = try await bob.folder(.private, of: alice.identityId).list(logger: self.logger).objects.first { _ in true }
         }
+        return bob
     }
 
     private func expectDenied(_ identity: PoolIdentity, action: String, _ body: () async throws -> Void) async throws {
@@ -232,7 +240,7 @@ struct DemoScript {
             self.recorder.record(
                 actor: name, action: action, expected: expected, outcome: "identity \(issued.identityId), role \(roleName)",
                 ok: role == (user == nil ? pool.roles.unauthenticated : pool.roles.authenticated))
-            return PoolIdentity(name: name, identityId: issued.identityId, client: client, bucket: bucket)
+            return PoolIdentity(name: name, identityId: issued.identityId, client: client, bucket: bucket, credentials: issued.credentials)
         } catch {
             self.recorder.record(actor: name, action: action, expected: expected, outcome: Self.describe(error), ok: false)
             throw StepFailed()

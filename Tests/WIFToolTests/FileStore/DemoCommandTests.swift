@@ -14,6 +14,8 @@ import Testing
             "refused before sending", "steps behaved as expected",
             "guest: signs in as a guest of the identity pool", "guest: writes public/graffiti.txt",
             "bob (identity pool): downloads protected/us-east-1:", "bob (identity pool): lists alice's private folder private/us-east-1:",
+            "alice (API): creates a Todo with her user pool token", "bob (API): reads alice's Todo with his user pool token",
+            "HTTP 403 ForbiddenException", "guest (API key): creates a Todo with the API key",
         ] {
             #expect(result.stdout.contains(text), "missing \(text)")
         }
@@ -31,11 +33,17 @@ import Testing
         #expect(output["ok"] as? Bool == true)
         let steps = try #require(output["steps"] as? [[String: Any]])
         #expect(steps.count >= 10)
-        #expect(Set(steps.compactMap { $0["actor"] as? String }) == ["alice", "bob", "guest", "alice (identity pool)", "bob (identity pool)"])
+        #expect(
+            Set(steps.compactMap { $0["actor"] as? String })
+                == ["alice", "bob", "guest", "alice (identity pool)", "bob (identity pool)", "alice (API)", "bob (API)", "guest (API key)"])
         #expect(steps.allSatisfy { $0["ok"] as? Bool == true })
         #expect(steps.compactMap { $0["step"] as? Int } == Array(1...steps.count))
         let denials = steps.filter { ($0["outcome"] as? String)?.hasPrefix("AccessDenied") == true }
         #expect(denials.count == 5)
         #expect(denials.map { $0["actor"] as? String } == ["bob", "bob", "bob", "guest", "bob (identity pool)"])
+        // The API's refusals name the rule; its allowed calls say who owns the record.
+        let refusals = steps.filter { ($0["outcome"] as? String)?.hasPrefix("HTTP 403") == true }
+        #expect(refusals.map { $0["actor"] as? String } == ["bob (API)", "guest (API key)"])
+        #expect(steps.contains { ($0["outcome"] as? String) == "HTTP 201, owner alice" })
     }
 }

@@ -80,6 +80,22 @@ public protocol APITokenProvider: Sendable {
     func latestToken() async throws -> String
 }
 
+/// A token that does not change, such as one a test or a script was given.
+public struct StaticAPIToken: APITokenProvider, CustomStringConvertible {
+    let token: String
+
+    /// Creates a provider of one token.
+    /// - Parameter token: The token.
+    public init(_ token: String) {
+        self.token = token
+    }
+
+    public func latestToken() async throws -> String { self.token }
+
+    /// Never the token.
+    public var description: String { "StaticAPIToken(<redacted>)" }
+}
+
 /// A token provider over a web-identity token source, which renews the token before it expires.
 public struct WebIdentityAPITokenProvider: APITokenProvider {
     let source: any WebIdentityTokenSource

@@ -73,14 +73,8 @@ public enum AmplifyAPIConfiguration {
     /// - Returns: The APIs, by name.
     /// - Throws: ``APIConfigurationError`` naming the JSON path of the first problem.
     public static func read(_ bytes: [UInt8]) throws(APIConfigurationError) -> [APIEndpoint] {
-        var reader = Reader(bytes: bytes)
-        let root: JSONNode
-        do {
-            root = try JSONParser.parse(bytes)
-        } catch {
-            let location = JSONParser.location(of: error.offset, in: bytes)
-            throw APIConfigurationError(path: "", line: location.line, column: location.column, message: "not valid JSON: \(error.message)")
-        }
+        let reader = Reader(bytes: bytes)
+        let root = try reader.root()
         guard case .object = root.kind else { throw reader.error(root, "", "must be a JSON object, not \(root.typeName)") }
         if root.member("api") != nil { return try reader.gen1(root) }
         if root.member("data") != nil || root.member("custom") != nil || root.member("version") != nil { return try reader.gen2(root) }
@@ -103,6 +97,16 @@ public enum AmplifyAPIConfiguration {
 
     struct Reader {
         let bytes: [UInt8]
+
+        /// The document, or the syntax error with its line and column.
+        func root() throws(APIConfigurationError) -> JSONNode {
+            do {
+                return try JSONParser.parse(self.bytes)
+            } catch {
+                let location = JSONParser.location(of: error.offset, in: self.bytes)
+                throw APIConfigurationError(path: "", line: location.line, column: location.column, message: "not valid JSON: \(error.message)")
+            }
+        }
 
         func error(_ node: JSONNode, _ path: String, _ message: String) -> APIConfigurationError {
             guard node.offset >= 0 else { return APIConfigurationError(path: path, line: nil, column: nil, message: message) }
@@ -213,13 +217,7 @@ extension AmplifyAPIConfiguration {
     /// - Throws: ``APIConfigurationError`` when the file or its rules are invalid.
     public static func rules(in bytes: [UInt8]) throws(APIConfigurationError) -> RuleSet? {
         let reader = Reader(bytes: bytes)
-        let root: JSONNode
-        do {
-            root = try JSONParser.parse(bytes)
-        } catch {
-            let location = JSONParser.location(of: error.offset, in: bytes)
-            throw APIConfigurationError(path: "", line: location.line, column: location.column, message: "not valid JSON: \(error.message)")
-        }
+        let root = try reader.root()
         guard let introspection = root.member("data")?.member("model_introspection") else { return nil }
         guard let models = introspection.member("models") else {
             throw reader.error(introspection, "data.model_introspection", "needs models")

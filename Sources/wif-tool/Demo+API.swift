@@ -15,7 +15,7 @@ extension DemoScript {
             modes: api.authorizationModes, apiKey: api.apiKeys.first?.value)
         func userPool(_ user: String) throws -> APIClient {
             let token = try self.endpoint.developmentToken(provider: ProviderProfile.cognitoUserPoolName, user: user).token
-            return APIClient(endpoint: endpoint, credentials: APIClientCredentials(userPoolTokens: FixedToken(token: token), apiKey: ""))
+            return APIClient(endpoint: endpoint, credentials: APIClientCredentials(userPoolTokens: StaticAPIToken(token), apiKey: ""))
         }
         let alice = try userPool("alice")
         let bob = try userPool("bob")
@@ -63,11 +63,5 @@ extension DemoScript {
             self.recorder.record(actor: actor, action: action, expected: expected, outcome: Self.describe(error), ok: false)
             throw StepFailed()
         }
-    }
-
-    /// A token that does not change during the demo.
-    struct FixedToken: APITokenProvider {
-        let token: String
-        func latestToken() async throws -> String { self.token }
     }
 }

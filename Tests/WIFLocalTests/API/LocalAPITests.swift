@@ -9,7 +9,10 @@ import WIFTestSupport
 
 /// The default stack's `todo` API end to end: every mode with good and bad credentials, the access
 /// rules on records, IAM policies on paths, and multi-auth against a real server.
-@Suite struct LocalAPITests {
+///
+/// Serialized: each test starts a stack and drives it hard, and several at once starve the time-limited
+/// tests of other suites.
+@Suite(.serialized) struct LocalAPITests {
     struct FixedToken: APITokenProvider {
         let token: String
         func latestToken() async throws -> String { self.token }
@@ -318,6 +321,27 @@ import WIFTestSupport
                 #expect(try await withID.send("DELETE", "/Todo/\(id)").response.status == 200)
                 // Access tokens are a user pool's alone.
                 #expect(throws: LocalStackError.self) { _ = try stack.developmentToken(provider: "google", user: "alice", tokenUse: .access) }
+            }
+        }
+    }
+
+    @Test func expiredIdentityPoolCredentialsAre401() async throws {
+        let clock = ManualTimeSource(now: Date())
+        try await StackTestSupport.withDataDirectory { path in
+            try await LocalStack.run(.default(dataDirectory: path), timeSource: clock.timeSource) { stack in
+                let alice = Self.client(stack, try await Self.identityPool(stack, user: "alice"))
+                #expect(try await alice.send("GET", "/Todo", mode: .iam).response.status == 200)
+                // Past the session's hour, signed at the stack's time so only the session's expiry is wrong.
+                clock.advance(seconds: 2 * 3600)
+                let credentials = try #require(try await alice.credentials.iam?.getCredentials())
+                var request = try SigV4Request(method: "GET", url: try alice.url(for: "/Todo"))
+                try SigV4Signer(credentials: credentials, region: "us-east-1", service: "execute-api")
+                    .sign(&request, payload: .bytes([UInt8]()), date: clock.now)
+                let headers = request.headers.filter { $0.name.lowercased() != "host" }.map { ($0.name, $0.value) }
+                let expired = try await StackTestSupport.send("GET", "\(stack.url)/apis/todo/Todo", headers: headers)
+                #expect(expired.status == 401)
+                #expect(expired.body.contains("UnauthorizedException"))
+                #expect(expired.body.contains("ExpiredToken"), "\(expired.body)")
             }
         }
     }

@@ -3,7 +3,7 @@ import Testing
 import WIFTestSupport
 
 /// `wif-tool credentials`, the AWS `credential_process` source.
-@Suite struct CredentialsCommandTests {
+@Suite(.oneToolRunAtATime) struct CredentialsCommandTests {
     @Test func printsCredentialProcessJSONFromTheEnvironment() throws {
         let home = try ToolRunner.temporaryDirectory()
         let result = try ToolRunner.run(

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The help text is part of the interface: commands and exit codes are documented there.
-@Suite struct HelpTests {
+@Suite(.oneToolRunAtATime) struct HelpTests {
     @Test func rootHelpListsCommandsAndExitCodes() throws {
         let home = try ToolRunner.temporaryDirectory()
         let result = try ToolRunner.run(["--help"], environment: ToolRunner.cleanEnvironment(home: home))

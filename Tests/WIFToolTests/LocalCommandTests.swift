@@ -6,7 +6,7 @@ import FoundationNetworking
 #endif
 
 /// `wif-tool local serve` and `wif-tool local token`, run as a user would.
-@Suite struct LocalCommandTests {
+@Suite(.oneToolRunAtATime) struct LocalCommandTests {
     @Test func helpListsTheSubcommandsAndTheDataDirectory() throws {
         let home = try ToolRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: home) }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `wif-tool policy validate` and `wif-tool policy simulate`, run as a user would.
-@Suite struct PolicyCommandTests {
+@Suite(.oneToolRunAtATime) struct PolicyCommandTests {
     static let perUserPolicy = """
         {
           "Version": "2012-10-17",

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `wif-tool request`, run as a separate process.
-@Suite struct RequestCommandTests {
+@Suite(.oneToolRunAtATime) struct RequestCommandTests {
     static let keys = [
         "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE",
         "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",

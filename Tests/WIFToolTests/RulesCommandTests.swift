@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `wif-tool rules validate` and `wif-tool rules simulate`, run as a user would.
-@Suite struct RulesCommandTests {
+@Suite(.oneToolRunAtATime) struct RulesCommandTests {
     static let schema = """
         # Todos: owners write, and under v1 everyone signed in reads.
         type Todo @model @auth(rules: [{ allow: owner, operations: [create, update, delete] }]) {

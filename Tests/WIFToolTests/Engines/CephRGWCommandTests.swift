@@ -3,7 +3,7 @@ import Testing
 
 /// `wif-tool engine ceph-rgw` without a gateway: its help, and every refusal that happens before RGW is
 /// asked anything.
-@Suite struct CephRGWCommandTests {
+@Suite(.oneToolRunAtATime) struct CephRGWCommandTests {
     func run(_ arguments: [String], _ extra: [String: String] = [:]) throws -> ToolRunner.Result {
         let home = try ToolRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: home) }

@@ -4,7 +4,7 @@ import WIFEngines
 
 /// `wif-tool engine seaweedfs setup` without a SeaweedFS: the command's behaviour offline and against a
 /// local issuer. The IAM config it writes is tested with the library, in WIFEnginesTests.
-@Suite("SeaweedFS set-up")
+@Suite("SeaweedFS set-up", .oneToolRunAtATime)
 struct SeaweedFSSetupTests {
     // MARK: The command
 

@@ -4,11 +4,11 @@ import Testing
 /// `wif-tool` against SeaweedFS, a distributed object store whose STS verifies the development issuer's
 /// tokens through its JWKS and whose policies keep each user under `${jwt:sub}/`: reached with
 /// `--endpoint` (here `WIF_ENDPOINT`) and nothing else changed.
-@Suite("wif-tool on SeaweedFS", .enabled(if: SeaweedFSPeer.isEnabled, SeaweedFSPeer.skipReason), .serialized)
+@Suite("wif-tool on SeaweedFS", .enabled(if: SeaweedFSPeer.isEnabled, SeaweedFSPeer.skipReason), .serialized, .oneToolRunAtATime)
 struct SeaweedFSTests {
     // MARK: Federation
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(10)))
     func aDevelopmentTokenSignsInAndTheFileCommandsWork() throws {
         let peer = try SeaweedFSPeer.configured()
         var fixture = try StoreFixture()
@@ -69,7 +69,7 @@ struct SeaweedFSTests {
 
     // MARK: Isolation
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(10)))
     func twoUsersSeeOnlyTheirOwnFolders() throws {
         let peer = try SeaweedFSPeer.configured()
         var fixture = try StoreFixture()
@@ -123,7 +123,7 @@ struct SeaweedFSTests {
 
     // MARK: Large transfers
 
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(10)))
     func aLargeFileGoesUpInPartsAndComesBackByteForByte() throws {
         let peer = try SeaweedFSPeer.configured()
         var fixture = try StoreFixture()

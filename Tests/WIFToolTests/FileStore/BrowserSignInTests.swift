@@ -6,7 +6,7 @@ import WIFTestSupport
 /// is the `BROWSER` of `login --browser` and signs in at the local issuer's form, and it approves the
 /// device flow with the user code typed into the verification page. Each page's screenshot is kept
 /// (``BrowserPeer/artifacts(_:)``).
-@Suite("Sign-in pages in headless Chromium", .enabled(if: BrowserPeer.isAvailable, BrowserPeer.skipReason), .serialized)
+@Suite("Sign-in pages in headless Chromium", .enabled(if: BrowserPeer.isAvailable, BrowserPeer.skipReason), .serialized, .oneToolRunAtATime)
 struct BrowserSignInTests {
     /// Chromium starting on a busy machine is slow; the sign-in itself takes a second.
     static let browserTimeout = Duration.seconds(120)

@@ -2,7 +2,10 @@ import Foundation
 import Testing
 
 /// `wif-tool demo`, the README's first command.
-@Suite struct DemoCommandTests {
+///
+/// Serialized: each test waits on a whole demo run, and two at once hold both threads of a two-core
+/// machine while in-process stacks of other suites wait for them.
+@Suite(.serialized, .oneToolRunAtATime) struct DemoCommandTests {
     @Test func demoRunsEveryStepAsExpectedOnAFreshStack() throws {
         let fixture = try StoreFixture()
         defer { fixture.remove() }

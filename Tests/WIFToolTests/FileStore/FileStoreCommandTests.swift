@@ -9,7 +9,7 @@ import Darwin
 
 /// `login`, `whoami`, `put`, `list`, `get`, `rm` and `logout` on the embedded local stack, run as a user
 /// would run them: each test has its own `WIF_HOME`, so its own stack data.
-@Suite struct FileStoreCommandTests {
+@Suite(.oneToolRunAtATime) struct FileStoreCommandTests {
     @Test func loginStoresAPrivateSessionThatWhoamiShows() throws {
         let fixture = try StoreFixture()
         defer { fixture.remove() }
@@ -161,7 +161,7 @@ import Darwin
         }
     }
 
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(10)))
     func largeFileGoesInPartsAndComesBackIdentical() throws {
         let fixture = try StoreFixture()
         defer { fixture.remove() }
@@ -247,7 +247,7 @@ import Darwin
         #expect(try StoreFixture.sha256(stolen) == StoreFixture.sha256(secret))
     }
 
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(10)))
     func aKilledDownloadLeavesNoPartialFile() async throws {
         let fixture = try StoreFixture()
         defer { fixture.remove() }

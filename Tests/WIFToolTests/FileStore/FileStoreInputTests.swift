@@ -3,7 +3,7 @@ import Testing
 
 /// Bad input of every kind to the file-store commands: each gets one clear `error:` line and the
 /// documented exit status.
-@Suite struct FileStoreInputTests {
+@Suite(.oneToolRunAtATime) struct FileStoreInputTests {
     /// A case: the arguments, whether to sign in first, the exit status and a part of the message.
     struct Case: Sendable, CustomStringConvertible {
         var arguments: [String]

@@ -3,7 +3,7 @@ import Testing
 
 /// Names that would drive a terminal (ESC sequences, BEL, CR, NUL, bidirectional overrides) are escaped
 /// in every line printed for a person, and exact in `--json`.
-@Suite struct FileStoreOutputTests {
+@Suite(.oneToolRunAtATime) struct FileStoreOutputTests {
     /// Characters that must never reach the terminal from a name.
     static func isRaw(_ text: String) -> Bool {
         text.unicodeScalars.contains { scalar in
@@ -73,9 +73,9 @@ import Testing
 
 /// The same against moto, where objects with control characters in their names can be stored (the
 /// tool refuses to write such names, but a bucket may hold them).
-@Suite(.enabled(if: MotoPeer.isAvailable, MotoPeer.skipReason))
+@Suite(.enabled(if: MotoPeer.isAvailable, MotoPeer.skipReason), .oneToolRunAtATime)
 struct MotoOutputTests {
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(10)))
     func controlCharactersInListedNamesAreEscaped() async throws {
         try await MotoPeer.withServer(bucket: MotoFileStoreTests.bucket) { server in
             var fixture = try StoreFixture()

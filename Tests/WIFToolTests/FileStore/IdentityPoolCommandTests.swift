@@ -8,7 +8,7 @@ import Testing
 /// from the local S3 enforcing the roles' policies.
 ///
 /// Serialized: each test waits on many command runs, and one waiting test at a time leaves threads free.
-@Suite(.serialized) struct IdentityPoolCommandTests {
+@Suite(.serialized, .oneToolRunAtATime) struct IdentityPoolCommandTests {
     static let pool = "us-east-1:00000000-0000-4000-8000-000000000001"
     static let authenticatedRole = "arn:aws:iam::000000000000:role/identity-pool-authenticated"
 

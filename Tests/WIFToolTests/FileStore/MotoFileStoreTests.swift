@@ -3,7 +3,7 @@ import Testing
 
 /// The same transfers against a third-party STS and S3 (`moto_server`), reached with `--endpoint`.
 /// Moto accepts any token and enforces no policy, so cross-user denial is not tested here.
-@Suite(.enabled(if: MotoPeer.isAvailable, MotoPeer.skipReason))
+@Suite(.enabled(if: MotoPeer.isAvailable, MotoPeer.skipReason), .oneToolRunAtATime)
 struct MotoFileStoreTests {
     static let bucket = "wif-tool-tests"
     static let roleArn = "arn:aws:iam::123456789012:role/personal-store"
@@ -30,7 +30,7 @@ struct MotoFileStoreTests {
         return try StoreFixture.object(login)
     }
 
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(10)))
     func smallAndLargeFilesRoundTripThroughMoto() async throws {
         try await MotoPeer.withServer(bucket: Self.bucket) { server in
             var fixture = try StoreFixture()
@@ -77,7 +77,7 @@ struct MotoFileStoreTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(10)))
     func usersKeepSeparateFoldersOnMoto() async throws {
         try await MotoPeer.withServer(bucket: Self.bucket) { server in
             var fixture = try StoreFixture()

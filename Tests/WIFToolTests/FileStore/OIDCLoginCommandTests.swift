@@ -16,7 +16,7 @@ import Darwin
 /// `login --issuer` against a stack served by `wif-tool local serve`: the device and browser flows
 /// with the test approving as the user, the OAuth account in `accounts`, silent renewal of an expired
 /// ID token, and `logout --revoke` making the refresh token useless.
-@Suite struct OIDCLoginCommandTests {
+@Suite(.oneToolRunAtATime) struct OIDCLoginCommandTests {
     static let oidcRole = "arn:aws:iam::000000000000:role/personal-store-oidc"
 
     /// A served stack and the options that point wif-tool at it.

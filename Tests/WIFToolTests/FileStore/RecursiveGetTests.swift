@@ -3,7 +3,7 @@ import Testing
 
 /// `get --recursive` writes only inside its output folder: symbolic links there are refused, not
 /// followed, and every name of the batch is checked before anything is written.
-@Suite struct RecursiveGetTests {
+@Suite(.oneToolRunAtATime) struct RecursiveGetTests {
     @Test func aSymlinkedFolderInTheOutputFolderIsRefusedAndTheRestDownloaded() throws {
         let fixture = try StoreFixture()
         defer { fixture.remove() }
@@ -51,9 +51,9 @@ import Testing
 }
 
 /// Names the tool refuses, stored by another client, in the middle of a recursive download.
-@Suite(.enabled(if: MotoPeer.isAvailable, MotoPeer.skipReason))
+@Suite(.enabled(if: MotoPeer.isAvailable, MotoPeer.skipReason), .oneToolRunAtATime)
 struct MotoRecursiveGetTests {
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(10)))
     func everyRefusedNameIsReportedAndTheOthersAreDownloaded() async throws {
         try await MotoPeer.withServer(bucket: MotoFileStoreTests.bucket) { server in
             var fixture = try StoreFixture()

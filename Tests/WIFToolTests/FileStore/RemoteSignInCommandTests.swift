@@ -9,7 +9,7 @@ import Darwin
 
 /// After `login --endpoint URL`, the file commands act at that endpoint without being told again; an
 /// endpoint of their own that is another is refused, saying where it was set.
-@Suite struct RemoteSignInCommandTests {
+@Suite(.oneToolRunAtATime) struct RemoteSignInCommandTests {
     /// A stack served by `wif-tool local serve`, with `user` signed in to it as the default sign-in (or
     /// `account`) with a token file; the test's work runs while it serves.
     static func withServedSignIn<T>(

@@ -2,12 +2,12 @@ import Foundation
 import Testing
 
 /// `samples/personal-file-store.sh` runs through with the built tool.
-@Suite struct SampleScriptTests {
+@Suite(.oneToolRunAtATime) struct SampleScriptTests {
     static let script = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("samples/personal-file-store.sh")
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(10)))
     func personalFileStoreSampleBehavesAsItSays() throws {
         let executable = try #require(ToolRunner.executable)
         let bash = try #require(MotoPeer.onPath("bash"))

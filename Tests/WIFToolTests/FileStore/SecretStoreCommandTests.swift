@@ -11,7 +11,7 @@ import Darwin
 /// The encrypted store `$WIF_HOME/secrets.enc` as users meet it: nothing secret in the clear, the key
 /// from a key file or a passphrase, cached credentials for `credentials`, and every way the store can
 /// fail to open, each with its message and exit status and the file left as it was.
-@Suite struct SecretStoreCommandTests {
+@Suite(.oneToolRunAtATime) struct SecretStoreCommandTests {
     static let googleRole = "arn:aws:iam::000000000000:role/personal-store-google"
 
     /// A development token from `wif-tool local token`, for the stack whose data is in `dataDirectory`

@@ -3,8 +3,8 @@ import Testing
 
 /// `put - --as NAME` stores standard input, read to its end, on the embedded local stack: nothing, a few
 /// bytes and more than one part (16 MiB, the tool's part size) come back byte for byte.
-@Suite struct StandardInputPutTests {
-    @Test(.timeLimit(.minutes(5)), arguments: [(0, 1), (11, 1), (16 * 1024 * 1024 + 1_000, 2)])
+@Suite(.oneToolRunAtATime) struct StandardInputPutTests {
+    @Test(.timeLimit(.minutes(10)), arguments: [(0, 1), (11, 1), (16 * 1024 * 1024 + 1_000, 2)])
     func standardInputGoesUpAndComesBackIdentical(size: Int, parts: Int) throws {
         let fixture = try StoreFixture()
         defer { fixture.remove() }

@@ -4,11 +4,11 @@ import Testing
 /// `request --api` against the embedded stack's `todo` API: the signed-in user's token and identity
 /// pool credentials, the API key when signed out, multi-auth, configuration files, and the errors.
 ///
-/// Serialized: each test waits on several command runs.
-@Suite(.serialized) struct APIRequestCommandTests {
-    static let pool = "us-east-1:00000000-0000-4000-8000-000000000001"
-
-    static func signIn(_ fixture: StoreFixture, _ user: String, account: String) throws {
+/// In the identity pool suite, which runs one test at a time: each test waits on many command runs,
+/// and two such suites at once hold both threads of a two-core machine while in-process stacks of other
+/// suites wait for them.
+extension IdentityPoolCommandTests {
+    static func signInToTheUserPool(_ fixture: StoreFixture, _ user: String, account: String) throws {
         let login = try fixture.run(["login", "--identity-pool", Self.pool, "--dev", user, "--provider", "cognito-idp", "--account", account])
         #expect(login.status == 0, "\(login.stderr)")
     }
@@ -16,8 +16,8 @@ import Testing
     @Test func aSignedInUserCreatesAndOthersReadOnlyWhatTheRulesAllow() throws {
         let fixture = try StoreFixture()
         defer { fixture.remove() }
-        try Self.signIn(fixture, "alice", account: "alice")
-        try Self.signIn(fixture, "bob", account: "bob")
+        try Self.signInToTheUserPool(fixture, "alice", account: "alice")
+        try Self.signInToTheUserPool(fixture, "bob", account: "bob")
 
         let created = try fixture.run(["request", "--api", "todo", "--account", "alice", "-d", #"{"content":"buy milk"}"#, "POST", "/Todo"])
         #expect(created.status == 0, "\(created.stderr)")

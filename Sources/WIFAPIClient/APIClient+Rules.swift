@@ -48,9 +48,9 @@ extension APIClient {
 
     /// The claims of a JWT's payload, unverified; none for a token that is not a JWT.
     static func claims(ofToken token: String) -> [String: ClaimValue] {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let payload = UnverifiedJWTClaims.decodeBase64URL(parts[1]),
-            let node = try? JSONParser.parse(Array(payload))
+        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = TokenEncoding.decodeBase64URL(parts[1]),
+            let node = try? JSONParser.parse(payload)
         else { return [:] }
         return ClaimValue.claims(of: node)
     }

@@ -85,7 +85,7 @@ public struct UnverifiedJWTClaims: Sendable, Hashable, CustomStringConvertible {
 
     /// Decodes base64url (RFC 4648 §5), with or without `=` padding. Returns `nil` on any character
     /// outside the alphabet or an impossible length.
-    package static func decodeBase64URL(_ text: Substring) -> Data? {
+    static func decodeBase64URL(_ text: Substring) -> Data? {
         var base64 = ""
         base64.reserveCapacity(text.utf8.count + 3)
         for byte in text.utf8 {

@@ -97,9 +97,10 @@ public enum SignedInAPI {
                     session: session, store: store, account: settings.account, federation: federation, httpClient: context.httpClient,
                     identityPool: session.identityPool.map { IdentityPoolSignIn.Connection(context, stored: $0.endpoint) })
                 credentials.iam = provider
-                if session.token.kind != .guest {
-                    let token = SessionToken(credentials: provider, logger: logger)
-                    let issuer = (try? await provider.webIdentityToken(logger: logger)).flatMap { UnverifiedJWTClaims(token: $0)?.issuer } ?? ""
+                // The sign-in's token, read once for the command's one call; an expired one says to sign in again.
+                if let value = try await provider.webIdentityToken(logger: logger) {
+                    let token = StaticAPIToken(value)
+                    let issuer = UnverifiedJWTClaims(token: value)?.issuer ?? ""
                     if ProviderProfile.keyPrefix(ofIssuer: issuer).hasPrefix("cognito-idp.") {
                         credentials.userPoolTokens = token
                     } else {
@@ -154,18 +155,5 @@ public enum SignedInAPI {
             throw FileStoreError(.invalidSetting, "\(stack) publishes no configuration for API '\(api)': \(reason); give --config FILE")
         }
         return body
-    }
-
-    /// The sign-in's identity token, as API calls need it.
-    struct SessionToken: APITokenProvider {
-        let credentials: SessionCredentials
-        let logger: Logger
-
-        func latestToken() async throws -> String {
-            guard let token = try await self.credentials.webIdentityToken(logger: self.logger) else {
-                throw FileStoreError.signInRequired("a guest has no identity token")
-            }
-            return token
-        }
     }
 }

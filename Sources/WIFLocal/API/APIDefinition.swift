@@ -1,5 +1,6 @@
 public import AccessRules
 public import WIFAPIServer
+import WIFFoundation
 
 /// An API the local stack serves at `/apis/<name>/`: a REST API over the models of a schema whose
 /// `@auth` rules it enforces, in the authorization modes it accepts.
@@ -83,7 +84,7 @@ public struct APIDefinition: Sendable {
     /// - Parameter resources: ARNs, with wildcards.
     /// - Returns: The policy JSON.
     public static func invokePolicy(resources: [String]) -> String {
-        let list = resources.map { "\"\($0)\"" }.joined(separator: ",")
+        let list = resources.map(JSONWriter.quoted).joined(separator: ",")
         return #"{"Version":"2012-10-17","Statement":[{"Sid":"InvokeAPIs","Effect":"Allow","Action":"execute-api:Invoke","Resource":[\#(list)]}]}"#
     }
 }

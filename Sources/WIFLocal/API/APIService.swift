@@ -71,6 +71,11 @@ struct APIService: Sendable {
         self.logger = state.logger
     }
 
+    /// The rules of an API, as the service parsed them.
+    func ruleSet(ofAPI name: String) -> RuleSet? {
+        self.apis[name]?.evaluator.ruleSet
+    }
+
     /// Answers a request under ``prefix``.
     func respond(to request: Request) async -> Response {
         let path = request.uri.path
@@ -167,21 +172,16 @@ struct APIService: Sendable {
 
         func list() -> Response {
             var items: [String] = []
-            var refusal: Response?
-            let records = self.api.store.list(model: self.model)
-            for var record in records {
+            for var record in self.api.store.list(model: self.model) {
                 let decision = self.decide(.list, before: record.fields)
-                guard decision.isAllowed else {
-                    refusal = refusal ?? self.refusal(decision)
-                    continue
-                }
+                guard decision.isAllowed else { continue }
                 record.remove(Set(decision.redactions.map(\.field)))
                 items.append(record.json)
             }
             // A caller no rule lets list anything is refused outright, as AppSync refuses the query.
-            let probe = self.decide(.list)
-            if items.isEmpty, !probe.isAllowed, Self.refusesCaller(probe) {
-                return self.refusal(probe) ?? refusal ?? APIService.json(.ok, #"{"items":[]}"#)
+            if items.isEmpty {
+                let probe = self.decide(.list)
+                if Self.refusesCaller(probe), let refusal = self.refusal(probe) { return refusal }
             }
             return APIService.json(.ok, #"{"items":[\#(items.joined(separator: ","))]}"#)
         }

@@ -9,8 +9,11 @@ import WIFFoundation
 enum AmplifyOutputs {
     static let path = "/.well-known/amplify_outputs.json"
 
-    /// The document, with URLs under `baseURL` (`http://127.0.0.1:PORT`); `nil` for an unknown API.
-    static func document(configuration: LocalConfiguration, baseURL: String, api name: String?) -> String? {
+    /// The document, with URLs under `baseURL` (`http://127.0.0.1:PORT`) and each API's rules as the
+    /// service parsed them (`ruleSet`); `nil` for an unknown API.
+    static func document(
+        configuration: LocalConfiguration, baseURL: String, api name: String?, ruleSet: (String) -> RuleSet?
+    ) -> String? {
         let region = configuration.region
         var sections: [String] = [#""version":"1""#]
         var auth = [#""aws_region":\#(JSONWriter.quoted(region))"#]
@@ -40,7 +43,7 @@ enum AmplifyOutputs {
                 #""authorization_types":[\#(api.authorizationModes.filter { $0 != api.defaultMode }.map { JSONWriter.quoted($0.rawValue) }.joined(separator: ","))]"#,
             ]
             if let key = api.apiKeys.first { data.append(#""api_key":\#(JSONWriter.quoted(key.value))"#) }
-            if let ruleSet = try? RuleSet(schema: api.schema, semantics: api.semantics) {
+            if let ruleSet = ruleSet(api.name) {
                 data.append(#""model_introspection":\#(Self.modelIntrospection(ruleSet))"#)
             }
             sections.append(#""data":{\#(data.joined(separator: ","))}"#)

@@ -78,7 +78,8 @@ struct LocalResponder: HTTPResponder {
     private func amplifyOutputs(_ request: Request) -> Response {
         let name = request.uri.queryParameters.get("api")
         let baseURL = "http://" + self.issuer.authority(of: request)
-        guard let document = AmplifyOutputs.document(configuration: self.apis.configuration, baseURL: baseURL, api: name) else {
+        guard let document = AmplifyOutputs.document(
+            configuration: self.apis.configuration, baseURL: baseURL, api: name, ruleSet: self.apis.ruleSet(ofAPI:)) else {
             let served = self.apis.configuration.apis.map(\.name).joined(separator: ", ")
             return APIService.error(.notFound, "NotFoundException", "no API is named '\(name ?? "")'; this stack serves \(served)")
         }

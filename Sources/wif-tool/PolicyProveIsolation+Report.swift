@@ -3,6 +3,9 @@ import PolicyEngine
 /// The JSON form of one prover answer: `result` and the details of that kind of answer.
 struct IsolationReport: Encodable {
     var role: String?
+    /// For a pair of roles: the role making the requests and the role whose users' folders are at stake.
+    var caller: String?
+    var owner: String?
     var result: String
     var alphabet: String
     // proved
@@ -52,6 +55,12 @@ struct IsolationReport: Encodable {
         }
     }
 
+    init(_ result: IsolationResult, caller: String, owner: String) {
+        self.init(result, role: nil)
+        self.caller = caller
+        self.owner = owner
+    }
+
     /// The answer for people: the result on the first line, the details indented below it.
     static func text(_ result: IsolationResult, role: String?) -> String {
         var lines: [String] = []
@@ -82,5 +91,8 @@ struct IsolationReport: Encodable {
 /// The JSON form of the answers for several roles.
 struct RolesReport: Encodable {
     var result: String
+    /// Each role against its own users.
     var roles: [IsolationReport]
+    /// Each role against another role's users.
+    var pairs: [IsolationReport]?
 }

@@ -24,7 +24,14 @@ extension WIFTool.Policy {
                 the policy simulator), or 'undecided' naming the statement or construct the prover could \
                 not settle; it never claims a proof it did not make. --role NAME=FILE (repeatable; one \
                 role may have several files) proves each role's identity policies in turn, together with \
-                the shared --session-policy, --boundary and --resource-policy. --context KEY=VALUE gives a \
+                the shared --session-policy, --boundary and --resource-policy, and then each role's users \
+                against the folders of every other role's users. A role keeps its folders at --template and \
+                names its users by --id-key with ids of --id-chars unless --role-template NAME=TEMPLATE, \
+                --role-id-key NAME=KEY or --role-id-chars NAME=CLASS say otherwise for it. Roles with the \
+                same id key share their users (the same id is the same user: an identity pool's guest, \
+                authenticated and group roles); roles with different keys do not, so user 123 of Facebook \
+                and user 123 of Google are two users, and two such roles that both keep folders at {id}/ \
+                share folders. --context KEY=VALUE gives a \
                 context key every session carries with the same value (a tag, aws:userid, a fixed audience). \
                 A condition on a key the prover is not given is assumed to hold in an Allow and not to hold \
                 in a Deny, the cautious reading; a variable of such a key leaves the answer undecided. The \
@@ -33,7 +40,9 @@ extension WIFTool.Policy {
                 providers the role's trust policy F does not trust.
 
                 --json prints {"result": "proved"|"counterexample"|"undecided", ...details} (with --role, \
-                {"result", "roles": [{"role", "result", ...details}]}).
+                {"result", "roles": [{"role", "result", ...details}], "pairs": [{"caller", "owner", \
+                "result", ...details}]}, roles being each role against its own users and pairs each role \
+                against another role's users).
 
                 Exit status: 0 proved, 1 counterexample, \(ExitStatus.undecided.rawValue) undecided (for \
                 several roles: 1 if any has a counterexample, else \(ExitStatus.undecided.rawValue) if any is \
@@ -60,16 +69,25 @@ extension WIFTool.Policy {
         var bucket: String
 
         @Option(name: .long, help: "Each user's folder, with {id} for the id, such as '{id}/' or 'private/{id}/'.")
-        var template: String
+        var template: String?
 
         @Option(name: .long, help: "The context key that carries the id, such as graph.facebook.com:id.")
-        var idKey: String
+        var idKey: String?
 
         @Option(name: .long, help: "The characters ids may contain, as a class such as [0-9] (default: any).")
         var idChars: String?
 
         @Option(name: .long, help: "A role's identity policy file, NAME=FILE; repeat for more roles or files.")
         var role: [String] = []
+
+        @Option(name: .long, help: "A role's own folder template, NAME=TEMPLATE (default: --template).")
+        var roleTemplate: [String] = []
+
+        @Option(name: .long, help: "A role's own id key, NAME=KEY (default: --id-key).")
+        var roleIdKey: [String] = []
+
+        @Option(name: .long, help: "A role's own id characters, NAME=CLASS (default: --id-chars).")
+        var roleIdChars: [String] = []
 
         @Option(name: .long, help: "The role's trust policy: also warn where an identity policy uses a variable of a provider it does not trust.")
         var trustPolicy: String?
@@ -87,22 +105,52 @@ extension WIFTool.Policy {
             for entry in self.role where Self.splitRole(entry) == nil {
                 throw ValidationError("--role must be NAME=FILE, not '\(entry)'")
             }
+            let names = Set(self.role.compactMap { Self.splitRole($0)?.name })
+            for (option, entries, what) in [
+                ("--role-template", self.roleTemplate, "TEMPLATE"), ("--role-id-key", self.roleIdKey, "KEY"),
+                ("--role-id-chars", self.roleIdChars, "CLASS"),
+            ] {
+                for entry in entries {
+                    guard let (name, _) = Self.splitRole(entry) else {
+                        throw ValidationError("\(option) must be NAME=\(what), not '\(entry)'")
+                    }
+                    guard names.contains(name) else {
+                        throw ValidationError("\(option) \(entry) names no role given with --role \(name)=FILE")
+                    }
+                }
+            }
             if self.bucket.isEmpty { throw ValidationError("--bucket must name a bucket") }
-            do throws(PolicyEngineError) {
-                _ = try PartitionTemplate(self.template)
-                if let idChars { _ = try IdentifierAlphabet(idChars) }
-            } catch {
-                throw ValidationError(error.reason)
-            }
-            if self.idKey.isEmpty { throw ValidationError("--id-key must name a context key, such as graph.facebook.com:id") }
-            for entry in self.context {
-                guard let (key, _) = Self.splitRole(entry), key.contains(":") else {
-                    throw ValidationError("--context must be KEY=VALUE with a context key such as aws:PrincipalTag/team, not '\(entry)'")
+            let roles = self.role.isEmpty ? [nil] : names.sorted().map { Optional($0) }
+            for role in roles {
+                let label = role.map { " for role \($0)" } ?? ""
+                guard let template = self.setting(self.roleTemplate, self.template, for: role) else {
+                    throw ValidationError("give each user's folder with --template (or --role-template NAME=TEMPLATE)\(label)")
                 }
-                if key.lowercased() == self.idKey.lowercased() {
-                    throw ValidationError("--context \(key) is the --id-key, which the prover ranges over every id")
+                guard let idKey = self.setting(self.roleIdKey, self.idKey, for: role), !idKey.isEmpty else {
+                    throw ValidationError(
+                        "--id-key must name a context key, such as graph.facebook.com:id (or --role-id-key NAME=KEY)\(label)")
+                }
+                do throws(PolicyEngineError) {
+                    _ = try PartitionTemplate(template)
+                    if let idChars = self.setting(self.roleIdChars, self.idChars, for: role) { _ = try IdentifierAlphabet(idChars) }
+                } catch {
+                    throw ValidationError(error.reason + label)
+                }
+                for entry in self.context {
+                    guard let (key, _) = Self.splitRole(entry), key.contains(":") else {
+                        throw ValidationError("--context must be KEY=VALUE with a context key such as aws:PrincipalTag/team, not '\(entry)'")
+                    }
+                    if key.lowercased() == idKey.lowercased() {
+                        throw ValidationError("--context \(key) is the id key\(label), which the prover ranges over every id")
+                    }
                 }
             }
+        }
+
+        /// A role's own value of a setting (`NAME=VALUE` entries), or the shared one.
+        func setting(_ entries: [String], _ shared: String?, for role: String?) -> String? {
+            guard let role else { return shared }
+            return entries.compactMap(Self.splitRole).last { $0.name == role }?.file ?? shared
         }
 
         /// The `--context` values by key; a key given several times has several values.
@@ -130,14 +178,6 @@ extension WIFTool.Policy {
 
         func run() async throws {
             try await reportingErrors {
-                let template: PartitionTemplate
-                var alphabet = IdentifierAlphabet.any
-                do throws(PolicyEngineError) {
-                    template = try PartitionTemplate(self.template)
-                    if let idChars { alphabet = try IdentifierAlphabet(idChars) }
-                } catch {
-                    throw CommandFailure(status: .usage, message: error.reason)
-                }
                 let trusted = try self.trustPolicy.map { path throws(CommandFailure) in try PolicyInputs.trustedProviders(file: path) }
                 var sessions: [PolicyEngine.Policy] = []
                 for file in self.sessionPolicies { sessions.append(try Self.load(file, kind: .session)) }
@@ -159,20 +199,37 @@ extension WIFTool.Policy {
                         }
                     }
                 }
-                self.warnWhenNoPolicyUsesTheIdKey(roles.flatMap(\.files) + self.sessionPolicies + [self.boundary, self.resourcePolicy].compactMap { $0 })
-                let prover = PolicyProver(bucket: self.bucket, alphabet: alphabet, fixedContext: self.fixedContext)
-                var results: [(name: String?, result: IsolationResult)] = []
+                let shared = self.sessionPolicies + [self.boundary, self.resourcePolicy].compactMap { $0 }
+                var isolationRoles: [IsolationRole] = []
                 for role in roles {
+                    let template: PartitionTemplate
+                    var alphabet = IdentifierAlphabet.any
+                    let idKey = self.setting(self.roleIdKey, self.idKey, for: role.name) ?? ""
+                    do throws(PolicyEngineError) {
+                        template = try PartitionTemplate(self.setting(self.roleTemplate, self.template, for: role.name) ?? "")
+                        if let idChars = self.setting(self.roleIdChars, self.idChars, for: role.name) {
+                            alphabet = try IdentifierAlphabet(idChars)
+                        }
+                    } catch {
+                        throw CommandFailure(status: .usage, message: error.reason)
+                    }
+                    self.warnWhenNoPolicyUsesTheIdKey(idKey, files: role.files + shared, role: role.name)
                     var identity: [PolicyEngine.Policy] = []
                     for file in role.files { identity.append(try Self.load(file, kind: .identity, trusted: trusted)) }
-                    let result = prover.proveIsolation(
-                        identityPolicies: identity, resourcePolicy: resource, sessionPolicies: sessions,
-                        permissionsBoundary: boundary, template: template, idKey: self.idKey)
-                    results.append((role.name, result))
+                    let policies = PolicyEvaluator(
+                        identityPolicies: identity, resourcePolicy: resource, sessionPolicies: sessions, permissionsBoundary: boundary)
+                    isolationRoles.append(
+                        IsolationRole(name: role.name ?? "", policies: policies, template: template, idKey: idKey, alphabet: alphabet))
                 }
-                try self.report(results)
-                if results.contains(where: { $0.result.name == "counterexample" }) { throw ExitStatus.failure.exitCode }
-                if results.contains(where: { $0.result.name == "undecided" }) { throw ExitStatus.undecided.exitCode }
+                let prover = PolicyProver(bucket: self.bucket, fixedContext: self.fixedContext)
+                let answers = prover.proveIsolation(across: isolationRoles)
+                let own = answers.filter { $0.caller == $0.owner }
+                let results = own.map { (name: self.role.isEmpty ? nil : $0.caller, result: $0.result) }
+                let pairs = answers.filter { $0.caller != $0.owner }
+                try self.report(results, pairs: pairs)
+                let all = answers.map(\.result.name)
+                if all.contains("counterexample") { throw ExitStatus.failure.exitCode }
+                if all.contains("undecided") { throw ExitStatus.undecided.exitCode }
             }
         }
 
@@ -194,7 +251,7 @@ extension WIFTool.Policy {
 
         /// A mistyped `--id-key` makes every per-user statement look unconfined: say so, with the keys the
         /// policies do use, rather than leave the user with an unexplained `undecided`.
-        private func warnWhenNoPolicyUsesTheIdKey(_ files: [String]) {
+        private func warnWhenNoPolicyUsesTheIdKey(_ idKey: String, files: [String], role: String?) {
             var used: [String] = []
             for file in files {
                 guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
@@ -207,25 +264,31 @@ extension WIFTool.Policy {
                     rest = rest[end...]
                 }
             }
-            guard !used.contains(where: { $0.lowercased() == self.idKey.lowercased() }) else { return }
+            guard !used.contains(where: { $0.lowercased() == idKey.lowercased() }) else { return }
             let listed = used.isEmpty ? "no policy variables at all" : used.map { "${\($0)}" }.joined(separator: ", ")
-            printError("warning: no policy uses ${\(self.idKey)}, the --id-key; they use \(listed)\n")
+            let subject = role.map { "no policy of role \($0) uses ${\(idKey)}, its id key" } ?? "no policy uses ${\(idKey)}, the --id-key"
+            printError("warning: \(subject); they use \(listed)\n")
         }
 
-        private func report(_ results: [(name: String?, result: IsolationResult)]) throws {
+        private func report(_ results: [(name: String?, result: IsolationResult)], pairs: [RoleIsolationResult]) throws {
             if self.options.json {
                 let reports = results.map { IsolationReport($0.result, role: $0.name) }
                 if reports.count == 1, results[0].name == nil {
                     try printJSON(reports[0])
                 } else {
-                    let overall = results.contains { $0.result.name == "counterexample" } ? "counterexample"
-                        : results.contains { $0.result.name == "undecided" } ? "undecided" : "proved"
-                    try printJSON(RolesReport(result: overall, roles: reports))
+                    let names = results.map(\.result.name) + pairs.map(\.result.name)
+                    let overall = names.contains("counterexample") ? "counterexample"
+                        : names.contains("undecided") ? "undecided" : "proved"
+                    let pairReports = pairs.map { IsolationReport($0.result, caller: $0.caller, owner: $0.owner) }
+                    try printJSON(RolesReport(result: overall, roles: reports, pairs: pairReports.isEmpty ? nil : pairReports))
                 }
                 return
             }
             for (name, result) in results {
                 printRaw(IsolationReport.text(result, role: name))
+            }
+            for pair in pairs {
+                printRaw(IsolationReport.text(pair.result, role: "\(pair.caller) against the users of role \(pair.owner)"))
             }
         }
     }

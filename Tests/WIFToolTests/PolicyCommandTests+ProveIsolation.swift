@@ -103,6 +103,36 @@ extension PolicyCommandTests {
         #expect(roles.map { $0["result"] as? String } == ["proved", "counterexample"])
     }
 
+    @Test func proveIsolationChecksRolesAgainstEachOthersUsers() throws {
+        let facebook = Self.repositoryPolicies.appendingPathComponent("facebook/personal-store.json").path
+        let google = Self.repositoryPolicies.appendingPathComponent("google/personal-store.json").path
+        let localGoogle = Self.repositoryPolicies.appendingPathComponent("local/google.json").path
+        let common = [
+            "policy", "prove-isolation", "--bucket", "wif-personal", "--id-chars", "[0-9]", "--template", "{id}/",
+            "--id-key", "graph.facebook.com:id", "--role", "facebook=\(facebook)", "--role-id-key", "google=accounts.google.com:sub",
+        ]
+        // Both at the root: Facebook's user 12 and Google's user 12 share a folder.
+        let shared = try self.run(common + ["--role", "google=\(google)", "--json"])
+        #expect(shared.status == 1, "\(shared.stdout)\(shared.stderr)")
+        let json = try self.json(shared.stdout)
+        #expect(json["result"] as? String == "counterexample")
+        let roles = try #require(json["roles"] as? [[String: Any]])
+        #expect(roles.map { $0["result"] as? String } == ["proved", "proved"])
+        let pairs = try #require(json["pairs"] as? [[String: Any]])
+        #expect(pairs.map { "\($0["caller"] ?? "")>\($0["owner"] ?? "")" } == ["facebook>google", "google>facebook"])
+        #expect(pairs.map { $0["result"] as? String } == ["counterexample", "counterexample"])
+
+        // Google's users in their own folder: proved in every direction, and the text says so per pair.
+        let apart = try self.run(common + ["--role", "google=\(localGoogle)", "--role-template", "google=google/{id}/"])
+        #expect(apart.status == 0, "\(apart.stdout)\(apart.stderr)")
+        #expect(apart.stdout.contains("role facebook against the users of role google: proved"), "\(apart.stdout)")
+        #expect(apart.stdout.contains("role google against the users of role facebook: proved"), "\(apart.stdout)")
+
+        let unknown = try self.run(common + ["--role", "google=\(google)", "--role-template", "gogle=google/{id}/"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("names no role"), "\(unknown.stderr)")
+    }
+
     @Test func proveIsolationRejectsBadOptions() throws {
         #expect(try self.prove(["--id-chars", "0-9"]).status == 64)
         let noId = try self.run(

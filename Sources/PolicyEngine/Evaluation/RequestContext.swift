@@ -41,7 +41,28 @@ public struct RequestContext: Sendable {
             self.merged = merged
             self.lookup = ContextTable(merged.mapValues(\.value))
         }
+
+        /// The same base at another time: the derived time keys change, unless they were set explicitly.
+        func retimed(_ time: Timestamp?) -> Base {
+            var merged = self.merged
+            for (key, value) in RequestContext.timeKeys(time) where self.explicit[key] == nil {
+                merged[key] = value
+            }
+            return Base(principal: self.principal, time: time, explicit: self.explicit, merged: merged)
+        }
     }
+
+    /// The entries derived from a time (`nil` entries when there is no time).
+    static func timeKeys(_ time: Timestamp?) -> [(ContextKey, Entry?)] {
+        [
+            (Self.currentTimeKey, time.map { Entry(name: "aws:CurrentTime", value: ContextValue($0.iso8601)) }),
+            (Self.epochTimeKey, time.map { Entry(name: "aws:EpochTime", value: ContextValue(String($0.secondsSince1970))) }),
+        ]
+    }
+
+    /// The keys derived from the time.
+    static let currentTimeKey = ContextKey("aws:CurrentTime")
+    static let epochTimeKey = ContextKey("aws:EpochTime")
 
     /// At most this many keys are layered over the base before they are folded into a new base.
     static let overlayLimit = 8
@@ -80,6 +101,16 @@ public struct RequestContext: Sendable {
         }
         self.base = Self.makeBase(principal: principal, time: time, explicit: explicit)
         self.isAnonymous = principal == nil
+    }
+
+    /// A copy at another time, as if ``time`` were set, that prepares nothing again but the two keys derived
+    /// from the time: a session's context, prepared once, is given each request's time this way.
+    /// - Parameter time: The time of the request.
+    /// - Returns: The context at `time`.
+    package func retimed(_ time: Timestamp?) -> RequestContext {
+        var copy = self
+        copy.base = self.base.retimed(time)
+        return copy
     }
 
     /// The value of a context key, looked up case-insensitively; assigning `nil` removes an explicit value.
@@ -182,9 +213,8 @@ public struct RequestContext: Sendable {
         func derive(_ name: String, _ value: ContextValue) {
             merged[ContextKey(name)] = Entry(name: name, value: value)
         }
-        if let time {
-            derive("aws:CurrentTime", ContextValue(time.iso8601))
-            derive("aws:EpochTime", ContextValue(String(time.secondsSince1970)))
+        for (key, entry) in Self.timeKeys(time) {
+            if let entry { merged[key] = entry }
         }
         if let principal {
             switch principal.kind.base {

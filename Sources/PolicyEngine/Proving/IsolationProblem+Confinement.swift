@@ -67,7 +67,7 @@ extension IsolationProblem {
         }
         for pattern in patterns {
             let prefix = self.prefix(pattern)
-            switch prefix.relation(to: self.objectTarget) {
+            switch self.relation(prefix, to: self.objectTarget) {
             case .extendsTarget, .divergesBeforeId, .endsBeforeId:
                 continue
             case .undetermined:
@@ -84,7 +84,7 @@ extension IsolationProblem {
         guard statement.conditions.isEmpty, let patterns = statement.resourcePatterns else { return false }
         if statement.resourceNegated {
             return patterns.allSatisfy {
-                switch self.prefix($0).relation(to: self.objectTarget) {
+                switch self.relation(self.prefix($0), to: self.objectTarget) {
                 case .extendsTarget, .divergesBeforeId, .endsBeforeId: return true
                 case .undetermined: return false
                 }
@@ -113,6 +113,12 @@ extension IsolationProblem {
     }
 
     static let listingKeys: Set<ContextKey> = [.s3Prefix, .s3Delimiter, .s3MaxKeys]
+
+    /// How a pattern's prefix relates to a target, knowing which characters the caller's and the owners'
+    /// ids may start with.
+    func relation(_ prefix: SymbolicPrefix, to target: [SymbolicPrefix.Item]) -> SymbolicPrefix.Relation {
+        prefix.relation(to: target, idAlphabet: self.prover.alphabet, targetIdAlphabet: self.ownerAlphabet)
+    }
 
     func prefix(_ pattern: ARNPattern) -> SymbolicPrefix {
         SymbolicPrefix(pattern, idKey: self.idContextKey, fixed: self.fixed)
@@ -155,7 +161,8 @@ extension IsolationProblem {
 
     /// Whether every `s3:prefix` a value matches starts with the caller's folder or with no folder at all.
     func prefixValueConfined(_ pattern: Pattern) -> Bool {
-        switch SymbolicPrefix(pattern, idKey: self.idContextKey, fixed: self.fixed).relation(to: self.prefixTarget) {
+        let prefix = SymbolicPrefix(pattern, idKey: self.idContextKey, fixed: self.fixed)
+        switch self.relation(prefix, to: self.prefixTarget) {
         case .extendsTarget, .divergesBeforeId: return true
         case .endsBeforeId, .undetermined: return false
         }
@@ -204,7 +211,7 @@ extension IsolationProblem {
         }
         let prefix = self.prefix(pattern)
         let target = SymbolicPrefix.Item.bytes(self.bucketARN)
-        switch prefix.relation(to: target) {
+        switch self.relation(prefix, to: target) {
         case .divergesBeforeId, .endsBeforeId: return false
         case .extendsTarget: return prefix.items.count == target.count
         case .undetermined: return true

@@ -11,7 +11,11 @@ extension IsolationProblem {
     /// Candidate ids, in a fixed order: the traps, ids built from the alphabet, words the policies name
     /// where an id would go, and each of those followed by what nests one folder inside another.
     func candidateIds() -> [String] {
-        let alphabet = self.prover.alphabet
+        self.candidateIds(alphabet: self.prover.alphabet, template: self.callerTemplate)
+    }
+
+    /// Candidate ids of one alphabet, extended by what nests the folders of one template.
+    func candidateIds(alphabet: IdentifierAlphabet, template: PartitionTemplate) -> [String] {
         var ids: [String] = []
         func add(_ id: String) {
             if alphabet.admits(id), !ids.contains(id) { ids.append(id) }
@@ -24,7 +28,7 @@ extension IsolationProblem {
         }
         if characters.count >= 3 { add(characters[0] + characters[1] + characters[2]) }
         for word in self.policyWords() { add(word) }
-        if let nesting = self.template.nestingExtension(over: alphabet) {
+        if let nesting = template.nestingExtension(over: alphabet) {
             for base in Array(ids.prefix(6)) {
                 add(base + nesting)
                 if let extra = characters.first { add(base + nesting + extra) }
@@ -72,15 +76,18 @@ extension IsolationProblem {
     /// Searches for a request by one user that is allowed on another user's folder, and replays it.
     func searchCounterexample() -> IsolationCounterexample? {
         let ids = self.candidateIds()
+        let owners = self.sharesIds && self.ownerAlphabet == self.prover.alphabet
+            ? ids : self.candidateIds(alphabet: self.ownerAlphabet, template: self.template)
         let objectActions = self.representatives(self.actions.object)
         let listingActions = self.representatives(self.actions.listing)
-        for caller in ids {
+        for caller in ids + self.callersOwningOthersFolders(owners) {
             let context = self.sessionContext(caller)
             let granted = self.grantedKeys(context)
-            for owner in ids where owner != caller {
+            // The same id of another provider is another user.
+            for owner in owners where owner != caller || !self.sharesIds {
                 let folder = self.template.folder(for: owner)
                 for action in objectActions {
-                    let own = self.template.folder(for: caller)
+                    let own = self.callerTemplate.folder(for: caller)
                     let keys = [folder + "f", folder, folder + "*", own + "f", own] + granted
                     for key in keys where key.hasPrefix(folder) {
                         let request = AuthorizationRequest.s3Object(
@@ -109,6 +116,21 @@ extension IsolationProblem {
             }
         }
         return nil
+    }
+
+    /// Callers whose own folder is another role's user's folder: with `{id}/` for the caller and
+    /// `google/{id}/` for the owner, the caller `google/12` owns the folder of the owner `12`.
+    func callersOwningOthersFolders(_ owners: [String]) -> [String] {
+        guard self.callerTemplate != self.template else { return [] }
+        let prefix = self.callerTemplate.prefix, suffix = self.callerTemplate.suffix
+        var callers: [String] = []
+        for owner in owners.prefix(8) {
+            let folder = self.template.folder(for: owner)
+            guard folder.count > prefix.count + suffix.count, folder.hasPrefix(prefix), folder.hasSuffix(suffix) else { continue }
+            let id = String(folder.dropFirst(prefix.count).dropLast(suffix.count))
+            if self.prover.alphabet.admits(id), !callers.contains(id) { callers.append(id) }
+        }
+        return callers
     }
 
     /// Keys the allow statements' resource patterns name for the caller, with each wildcard matching `f`.

@@ -25,10 +25,26 @@ struct IsolationProblem: Sendable {
         case blocked(IsolationUndecided)
     }
 
+    /// Whose folders are at stake when they are not the caller's own role's users: another role's users,
+    /// with their own folder template, id key and ids.
+    struct Owner: Sendable {
+        var template: PartitionTemplate
+        var idKey: String
+        var alphabet: IdentifierAlphabet
+    }
+
     let prover: PolicyProver
     let policies: PolicyEvaluator
+    /// Where the owners' folders are.
     let template: PartitionTemplate
+    /// Where the caller's own folder is (the same as ``template`` unless the owners are another role's).
+    let callerTemplate: PartitionTemplate
     let idKey: String
+    /// The characters of the owners' ids.
+    let ownerAlphabet: IdentifierAlphabet
+    /// Whether owners and callers are named by the same key, so the same id is the same user and an owner
+    /// is any other id; with different keys (two identity providers) every pair of ids is two users.
+    let sharesIds: Bool
     let idContextKey: ContextKey
     /// The fixed keys, for resolving variables other than the id.
     let fixed: RequestContext
@@ -41,17 +57,21 @@ struct IsolationProblem: Sendable {
     let statements: [Located]
     let actions: (object: [String], listing: [String], other: [String])
 
-    init(prover: PolicyProver, policies: PolicyEvaluator, template: PartitionTemplate, idKey: String) {
+    init(prover: PolicyProver, policies: PolicyEvaluator, template: PartitionTemplate, idKey: String, owner: Owner? = nil) {
         self.prover = prover
         self.policies = policies
-        self.template = template
+        self.template = owner?.template ?? template
+        self.callerTemplate = template
         self.idKey = idKey
+        self.ownerAlphabet = owner?.alphabet ?? prover.alphabet
+        self.sharesIds = owner.map { ContextKey($0.idKey) == ContextKey(idKey) } ?? true
         self.idContextKey = ContextKey(idKey)
         var fixedValues = prover.fixedContext
         fixedValues[idKey] = nil
         self.fixed = RequestContext(principal: prover.principal, time: PolicySimulator.defaultTime, values: fixedValues)
         self.bucketARN = "arn:aws:s3:::" + prover.bucket
-        let folder = SymbolicPrefix.Item.bytes(template.prefix) + [.id] + SymbolicPrefix.Item.bytes(template.suffix)
+        let folder = SymbolicPrefix.Item.bytes(self.template.prefix) + [self.sharesIds ? .id : .otherId]
+            + SymbolicPrefix.Item.bytes(self.template.suffix)
         self.objectTarget = SymbolicPrefix.Item.bytes(self.bucketARN + "/") + folder
         self.prefixTarget = folder
         self.statements = policies.slots.flatMap { slot in slot.policy.statements.map { Located(slot: slot, statement: $0) } }
@@ -75,11 +95,15 @@ struct IsolationProblem: Sendable {
         func blocked(_ blocker: Blocker) -> Attempt {
             .blocked(IsolationUndecided(construct: blocker.construct, reason: blocker.reason, alphabet: self.prover.alphabet))
         }
-        if let nesting = self.template.nestingExtension(over: self.prover.alphabet) {
-            return blocked(Blocker(
-                construct: "template '\(self.template)'",
-                reason: "over \(self.prover.alphabet) one folder can lie inside another (ids b and b + '\(nesting)'), "
-                    + "so a user's own folder may hold another user's keys"))
+        // With ids of another provider, no request is credited to the caller's own folder, so how folders
+        // nest does not matter; with shared ids, the caller's folder must never hold another user's.
+        for alphabet in self.sharesIds ? [self.prover.alphabet, self.ownerAlphabet] : [] {
+            if let nesting = self.template.nestingExtension(over: alphabet) {
+                return blocked(Blocker(
+                    construct: "template '\(self.template)'",
+                    reason: "over \(alphabet) one folder can lie inside another (ids b and b + '\(nesting)'), "
+                        + "so a user's own folder may hold another user's keys"))
+            }
         }
         var reasons: [String] = []
         for action in self.actions.object {

@@ -43,7 +43,8 @@ public struct IsolationProof: Sendable, Hashable {
 public struct IsolationCounterexample: Sendable, Hashable {
     /// The user making the request.
     public var callerId: String
-    /// The user whose folder is reached; never equal to ``callerId``.
+    /// The user whose folder is reached; another id than ``callerId`` unless the two are users of roles
+    /// with different id keys (the same id of two providers is two users).
     public var ownerId: String
     /// The action, such as `s3:GetObject`.
     public var action: String
@@ -59,18 +60,26 @@ public struct IsolationCounterexample: Sendable, Hashable {
     /// For an action on the bucket itself that hands the caller other users' folders indirectly (such as
     /// `s3:PutBucketPolicy`), how; `nil` for a request that reaches the folder directly.
     public var escalation: String? = nil
+    /// The caller's role, when several roles were proved together.
+    public var callerRole: String? = nil
+    /// The owner's role, when several roles were proved together.
+    public var ownerRole: String? = nil
 
     /// One line for people.
     public var summary: String {
-        var text = "user '\(self.callerId)' may \(self.action) \(self.resource)"
+        var text = "user '\(self.callerId)'\(Self.of(self.callerRole)) may \(self.action) \(self.resource)"
         if !self.requestKeys.isEmpty {
             let keys = self.requestKeys.keys.sorted().map { "\($0)=\"\(self.requestKeys[$0] ?? "")\"" }
             text += " with " + keys.joined(separator: ", ")
         }
         if let escalation {
-            return text + ", which \(escalation), the folder of user '\(self.ownerId)' included"
+            return text + ", which \(escalation), the folder of user '\(self.ownerId)'\(Self.of(self.ownerRole)) included"
         }
-        return text + ", which reaches the folder of user '\(self.ownerId)'"
+        return text + ", which reaches the folder of user '\(self.ownerId)'\(Self.of(self.ownerRole))"
+    }
+
+    private static func of(_ role: String?) -> String {
+        role.map { " of role '\($0)'" } ?? ""
     }
 }
 
@@ -82,4 +91,46 @@ public struct IsolationUndecided: Sendable, Hashable {
     public var reason: String
     /// The ids assumed.
     public var alphabet: IdentifierAlphabet
+}
+
+/// One role of several whose users keep folders in one bucket: its policies, where its users' folders are,
+/// and how its users are named.
+public struct IsolationRole: Sendable {
+    /// The role's name, for answers.
+    public var name: String
+    /// The role's policies (identity policies, and any bucket policy, session policies and boundary).
+    public var policies: PolicyEvaluator
+    /// Where each of the role's users' folders is.
+    public var template: PartitionTemplate
+    /// The context key that carries the role's users' ids.
+    public var idKey: String
+    /// The characters of the role's users' ids.
+    public var alphabet: IdentifierAlphabet
+
+    /// Creates a role.
+    /// - Parameters:
+    ///   - name: The role's name.
+    ///   - policies: The role's policies.
+    ///   - template: Where each user's folder is.
+    ///   - idKey: The context key that carries the id.
+    ///   - alphabet: The characters ids may contain.
+    public init(
+        name: String, policies: PolicyEvaluator, template: PartitionTemplate, idKey: String, alphabet: IdentifierAlphabet = .any
+    ) {
+        self.name = name
+        self.policies = policies
+        self.template = template
+        self.idKey = idKey
+        self.alphabet = alphabet
+    }
+}
+
+/// The answer for the users of the role ``caller`` against the folders of the users of ``owner``.
+public struct RoleIsolationResult: Sendable, Hashable {
+    /// The role making the requests.
+    public var caller: String
+    /// The role whose users' folders are at stake (the caller's own role for the pair of a role with itself).
+    public var owner: String
+    /// The proof, counterexample or reason for no answer.
+    public var result: IsolationResult
 }

@@ -47,8 +47,46 @@ public struct PolicyProver: Sendable {
     ///   - idKey: The context key that carries the id, such as `graph.facebook.com:id`.
     /// - Returns: The proof, a confirmed counterexample, or why there is neither.
     public func proveIsolation(_ policies: PolicyEvaluator, template: PartitionTemplate, idKey: String) -> IsolationResult {
-        let problem = IsolationProblem(prover: self, policies: policies, template: template, idKey: idKey)
-        if let escalation = problem.escalation() { return .counterexample(escalation) }
+        self.proveIsolation(policies, template: template, idKey: idKey, owner: nil)
+    }
+
+    /// Proves or refutes that the users of each role keep out of the folders of every other user, of their
+    /// own role and of the others: one answer per ordered pair of roles (caller, owner), the pairs of a role
+    /// with itself included.
+    ///
+    /// Roles that name their users by the same key (the guest, authenticated and group roles of one identity
+    /// pool) share their users: the same id is the same user. Roles of different providers do not: user
+    /// `123` of one and user `123` of the other are two users, so two roles that both keep folders at
+    /// `{id}/` share folders, while `facebook/{id}/` and `google/{id}/` do not.
+    /// - Parameter roles: The roles, each with its policies, folder template, id key and id alphabet.
+    /// - Returns: The answer for each ordered pair of roles, callers in the order given.
+    public func proveIsolation(across roles: [IsolationRole]) -> [RoleIsolationResult] {
+        var results: [RoleIsolationResult] = []
+        for (callerIndex, caller) in roles.enumerated() {
+            var prover = self
+            prover.alphabet = caller.alphabet
+            for (ownerIndex, owner) in roles.enumerated() {
+                var result = prover.proveIsolation(
+                    caller.policies, template: caller.template, idKey: caller.idKey,
+                    owner: callerIndex == ownerIndex
+                        ? nil : IsolationProblem.Owner(template: owner.template, idKey: owner.idKey, alphabet: owner.alphabet))
+                if case .counterexample(var found) = result {
+                    found.callerRole = caller.name
+                    found.ownerRole = owner.name
+                    result = .counterexample(found)
+                }
+                results.append(RoleIsolationResult(caller: caller.name, owner: owner.name, result: result))
+            }
+        }
+        return results
+    }
+
+    func proveIsolation(
+        _ policies: PolicyEvaluator, template: PartitionTemplate, idKey: String, owner: IsolationProblem.Owner?
+    ) -> IsolationResult {
+        let problem = IsolationProblem(prover: self, policies: policies, template: template, idKey: idKey, owner: owner)
+        // An action that hands out every folder is the caller's role's own finding, reported once.
+        if owner == nil, let escalation = problem.escalation() { return .counterexample(escalation) }
         let attempt = problem.prove()
         if case .proved(let proof) = attempt { return .proved(proof) }
         if let counterexample = problem.searchCounterexample() { return .counterexample(counterexample) }

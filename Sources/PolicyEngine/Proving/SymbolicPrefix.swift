@@ -10,6 +10,9 @@ struct SymbolicPrefix: Sendable, Equatable {
         case byte(UInt8)
         /// The whole id, once.
         case id
+        /// The whole id of a user of another identity provider, whose ids are unrelated to the caller's:
+        /// only a target holds it.
+        case otherId
     }
 
     /// The fixed start of every match.
@@ -87,9 +90,18 @@ struct SymbolicPrefix: Sendable, Equatable {
         case undetermined
     }
 
-    /// Compares the prefix with `target`, whose id (if any) is at `idIndex`.
-    func relation(to target: [Item]) -> Relation {
-        let idIndex = target.firstIndex(of: .id) ?? target.count
+    /// Compares the prefix with `target`, whose id (the caller's, or another provider's user's) is at
+    /// `idIndex`.
+    /// - Parameters:
+    ///   - target: Literal text around one id.
+    ///   - idAlphabet: The characters of the caller's ids, when known: the first character of the caller's
+    ///     id, where the target has a literal ASCII character that no id starts with, is a difference.
+    ///   - targetIdAlphabet: The characters of the target's ids, when known: a literal ASCII character
+    ///     where the target's id starts, that no such id starts with, is a difference too.
+    func relation(
+        to target: [Item], idAlphabet: IdentifierAlphabet? = nil, targetIdAlphabet: IdentifierAlphabet? = nil
+    ) -> Relation {
+        let idIndex = Self.idIndex(of: target)
         for index in target.indices {
             guard index < self.items.count else {
                 return self.isComplete && index <= idIndex ? .endsBeforeId : .undetermined
@@ -99,6 +111,18 @@ struct SymbolicPrefix: Sendable, Equatable {
                 if mine != theirs { return index < idIndex ? .divergesBeforeId : .undetermined }
             case (.id, .id):
                 continue
+            case (.id, .byte(let theirs)):
+                // Ids are never empty, so the id's first character sits here; an ASCII character the
+                // alphabet lacks is never that character (nor the first byte of a longer one).
+                if index < idIndex, theirs < 0x80, let idAlphabet, !idAlphabet.contains(Unicode.Scalar(theirs)) {
+                    return .divergesBeforeId
+                }
+                return .undetermined
+            case (.byte(let mine), .id), (.byte(let mine), .otherId):
+                if mine < 0x80, let alphabet = targetIdAlphabet ?? idAlphabet, !alphabet.contains(Unicode.Scalar(mine)) {
+                    return .divergesBeforeId
+                }
+                return .undetermined
             default:
                 return .undetermined
             }
@@ -106,10 +130,15 @@ struct SymbolicPrefix: Sendable, Equatable {
         return .extendsTarget
     }
 
+    /// Where the target's id is: the caller's or another provider's user's.
+    static func idIndex(of target: [Item]) -> Int {
+        target.firstIndex { $0 == .id || $0 == .otherId } ?? target.count
+    }
+
     /// Whether the pattern matches every string that starts with `target`'s text before its id: it is a
     /// part of that text followed by a single `*`.
     func coversEverythingFrom(_ target: [Item]) -> Bool {
-        let idIndex = target.firstIndex(of: .id) ?? target.count
+        let idIndex = Self.idIndex(of: target)
         return self.restIsStar && self.items.count <= idIndex && self.items == Array(target[0..<self.items.count])
     }
 

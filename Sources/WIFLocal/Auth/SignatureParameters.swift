@@ -173,13 +173,15 @@ struct SignatureParameters: Sendable {
     private static func withCredential(
         _ credential: String, presigned: Bool, amzDate: String, dateText: String, time: Int64, errors: AuthenticationErrors
     ) throws(AWSErrorResponse) -> SignatureParameters {
-        let parts = credential.split(separator: "/", omittingEmptySubsequences: false)
+        // Split over UTF-8 at the ASCII `/`, which no grapheme can hide.
+        let parts = credential.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         guard parts.count == 5, !parts[0].isEmpty, !parts[1].isEmpty, !parts[2].isEmpty, !parts[3].isEmpty else {
             throw errors.malformedCredential(credential, presigned: presigned)
         }
+        func text(_ part: Substring.UTF8View) -> String { String(Substring(part)) }
         return SignatureParameters(
-            accessKeyId: String(parts[0]), day: String(parts[1]), region: String(parts[2]), service: String(parts[3]),
-            terminator: String(parts[4]), signedHeaders: [], signature: "", amzDate: amzDate, dateText: dateText,
+            accessKeyId: text(parts[0]), day: text(parts[1]), region: text(parts[2]), service: text(parts[3]),
+            terminator: text(parts[4]), signedHeaders: [], signature: "", amzDate: amzDate, dateText: dateText,
             time: time, expires: nil, securityToken: nil, presigned: presigned)
     }
 
@@ -196,15 +198,20 @@ struct SignatureParameters: Sendable {
 
     /// `host;x-amz-date` → `["host", "x-amz-date"]`, lowercased.
     private static func headerNames(_ list: Substring) -> [String] {
-        list.split(separator: ";").map { $0.lowercased() }
+        list.utf8.split(separator: UInt8(ascii: ";")).map { name in
+            let text = String(Substring(name))
+            return name.contains(where: { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 }) ? text.lowercased() : text
+        }
     }
 }
 
 extension Substring {
     /// The text without trailing spaces.
     fileprivate var trimmingSuffixSpaces: Substring {
-        var text = self
-        while text.last == " " { text = text.dropLast() }
-        return text
+        var end = self.utf8.endIndex
+        while end > self.utf8.startIndex, self.utf8[self.utf8.index(before: end)] == UInt8(ascii: " ") {
+            end = self.utf8.index(before: end)
+        }
+        return self[..<end]
     }
 }

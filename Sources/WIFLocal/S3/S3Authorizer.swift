@@ -50,7 +50,8 @@ final class S3Authorizer: Sendable {
     private let webSessions: Mutex<[WebSessionKey: WebSessionEntry]> = Mutex([:])
 
     private struct WebSessionEntry: Sendable {
-        var webSession: WebIdentitySession
+        /// The session's context with no time, prepared once.
+        var timeless: PolicyEngine.RequestContext
         var time: Timestamp?
         var context: PolicyEngine.RequestContext?
     }
@@ -59,6 +60,13 @@ final class S3Authorizer: Sendable {
         /// The whole session, so two sessions that share anything but everything never share an identity.
         var session: LocalSession
         var sourceIp: String?
+
+        /// Hashes what tells sessions apart (each has its own access key id) rather than every field; equality
+        /// still compares the whole session.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(self.session.accessKeyId)
+            hasher.combine(self.sourceIp)
+        }
     }
 
     private struct EvaluatorKey: Hashable {
@@ -147,7 +155,8 @@ final class S3Authorizer: Sendable {
 
     /// The context of a session's request at `time`: the session's web identity is built once per session
     /// and client address (a client makes many requests with one session, and building it parses the
-    /// role's ARN), and its context once per millisecond, the finest time a context holds.
+    /// role's ARN), and its context once per millisecond, the finest time a context holds, by giving the
+    /// prepared context the time.
     private func sessionContext(of session: LocalSession, sourceIp: String?, time: Timestamp) -> PolicyEngine.RequestContext? {
         let key = WebSessionKey(session: session, sourceIp: sourceIp)
         var entry: WebSessionEntry
@@ -156,9 +165,9 @@ final class S3Authorizer: Sendable {
             entry = cached
         } else {
             guard let built = try? session.webIdentitySession(sourceIp: sourceIp, secureTransport: false) else { return nil }
-            entry = WebSessionEntry(webSession: built)
+            entry = WebSessionEntry(timeless: built.context(at: nil))
         }
-        let context = entry.webSession.context(at: time)
+        let context = entry.timeless.retimed(time)
         entry.time = time
         entry.context = context
         self.webSessions.withLock { cache in

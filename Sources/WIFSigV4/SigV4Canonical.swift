@@ -307,6 +307,26 @@ package enum SigV4Canonical {
         rules: SigV4Signer.Rules,
         excludingQueryParameter: String? = nil
     ) throws -> String {
+        String(
+            decoding: try Self.canonicalRequestBytes(
+                method: method, path: path, query: query, headers: headers, signedHeaderNames: signedHeaderNames,
+                payloadHash: payloadHash, rules: rules, excludingQueryParameter: excludingQueryParameter),
+            as: UTF8.self)
+    }
+
+    /// The canonical request for a request as received, as UTF-8: what
+    /// ``canonicalRequest(method:path:query:headers:signedHeaderNames:payloadHash:rules:excludingQueryParameter:)``
+    /// returns, for a verifier that hashes it without making it a string first.
+    package static func canonicalRequestBytes(
+        method: String,
+        path: String,
+        query: String,
+        headers: [SigV4Request.Header],
+        signedHeaderNames: [String]?,
+        payloadHash: String,
+        rules: SigV4Signer.Rules,
+        excludingQueryParameter: String? = nil
+    ) throws -> [UInt8] {
         var entries: [HeaderEntry] = []
         entries.reserveCapacity(headers.count)
         for (order, header) in headers.enumerated() {
@@ -335,7 +355,7 @@ package enum SigV4Canonical {
                 excludingQueryParameter: excludingQueryParameter, sortedHeaders: entries,
                 signedHeaders: signedHeaders, payloadHash: payloadHash, rules: rules, to: &buffer)
         }
-        return String(decoding: buffer, as: UTF8.self)
+        return buffer
     }
 
     /// The string to sign for a canonical request.
@@ -345,12 +365,18 @@ package enum SigV4Canonical {
     ///   - scope: The credential scope, `yyyyMMdd/region/service/aws4_request`.
     /// - Returns: The string to sign.
     package static func stringToSign(canonicalRequest: String, amzDate: String, scope: String) -> String {
+        String(
+            decoding: Self.stringToSign(canonicalRequestBytes: Array(canonicalRequest.utf8), amzDate: amzDate, scope: scope),
+            as: UTF8.self)
+    }
+
+    /// The string to sign for a canonical request given as UTF-8, as UTF-8.
+    package static func stringToSign(canonicalRequestBytes: [UInt8], amzDate: String, scope: String) -> [UInt8] {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(160)
         Self.appendStringToSign(
-            canonicalRequestHash: SHA256.hash(data: Array(canonicalRequest.utf8)), amzDate: amzDate, scope: scope,
-            to: &buffer)
-        return String(decoding: buffer, as: UTF8.self)
+            canonicalRequestHash: SHA256.hash(data: canonicalRequestBytes), amzDate: amzDate, scope: scope, to: &buffer)
+        return buffer
     }
 
     /// The hex signature of a string to sign.
@@ -360,6 +386,11 @@ package enum SigV4Canonical {
     /// - Returns: 64 lowercase hex digits.
     package static func signature(stringToSign: String, key: SigV4SigningKey) -> String {
         SigV4Bytes.hexString(SigV4Bytes.withBytes(stringToSign) { key.authenticationCode(for: UnsafeRawBufferPointer($0)) })
+    }
+
+    /// The hex signature of a string to sign given as UTF-8.
+    package static func signature(stringToSignBytes: [UInt8], key: SigV4SigningKey) -> String {
+        SigV4Bytes.hexString(stringToSignBytes.withUnsafeBytes { key.authenticationCode(for: $0) })
     }
 
     /// Compares two signatures (or any two secrets) in time that does not depend on where they

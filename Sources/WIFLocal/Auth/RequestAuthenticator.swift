@@ -121,9 +121,9 @@ struct RequestAuthenticator: Sendable {
         let payload = try Self.payloadHash(of: request, parameters: parameters, given: payloadHash, errors: errors)
 
         let headers = try Self.signedHeaders(of: request, parameters: parameters, errors: errors)
-        let canonicalRequest: String
+        let canonicalRequest: [UInt8]
         do {
-            canonicalRequest = try SigV4Canonical.canonicalRequest(
+            canonicalRequest = try SigV4Canonical.canonicalRequestBytes(
                 method: request.method.rawValue, path: String(path), query: String(query), headers: headers,
                 signedHeaderNames: parameters.signedHeaders, payloadHash: payload, rules: .for(service: service),
                 excludingQueryParameter: parameters.presigned ? "X-Amz-Signature" : nil)
@@ -132,15 +132,17 @@ struct RequestAuthenticator: Sendable {
             throw errors.signatureMismatch(
                 accessKeyId: parameters.accessKeyId, stringToSign: "", provided: parameters.signature, canonicalRequest: "")
         }
+        // Hashed and signed as bytes; made text only for the error that shows them.
         let stringToSign = SigV4Canonical.stringToSign(
-            canonicalRequest: canonicalRequest, amzDate: parameters.amzDate, scope: parameters.scope)
+            canonicalRequestBytes: canonicalRequest, amzDate: parameters.amzDate, scope: parameters.scope)
         let key = self.keyCache.signingKey(
             secretAccessKey: secret, day: parameters.day, region: parameters.region, service: parameters.service)
-        let expected = SigV4Canonical.signature(stringToSign: stringToSign, key: key)
+        let expected = SigV4Canonical.signature(stringToSignBytes: stringToSign, key: key)
         guard SigV4Canonical.constantTimeEquals(expected, parameters.signature) else {
             throw errors.signatureMismatch(
-                accessKeyId: parameters.accessKeyId, stringToSign: stringToSign, provided: parameters.signature,
-                canonicalRequest: Self.redacting(parameters.securityToken, in: canonicalRequest))
+                accessKeyId: parameters.accessKeyId, stringToSign: String(decoding: stringToSign, as: UTF8.self),
+                provided: parameters.signature,
+                canonicalRequest: Self.redacting(parameters.securityToken, in: String(decoding: canonicalRequest, as: UTF8.self)))
         }
 
         var authenticated = AuthenticatedRequest(caller: caller, payloadHash: payload, presigned: parameters.presigned)
@@ -155,8 +157,8 @@ struct RequestAuthenticator: Sendable {
 
     /// The request target's path and query, both as sent.
     static func split(_ target: String) -> (path: Substring, query: Substring) {
-        guard let mark = target.firstIndex(of: "?") else { return (target[...], "") }
-        return (target[..<mark], target[target.index(after: mark)...])
+        guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (target[...], "") }
+        return (target[..<mark], target[target.utf8.index(after: mark)...])
     }
 
     /// The caller named by the access key id, and its secret. A session token must open to a live session

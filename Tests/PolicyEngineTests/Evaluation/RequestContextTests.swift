@@ -38,6 +38,26 @@ struct RequestContextTests {
         #expect(timed["aws:EpochTime"] == "1")
     }
 
+    @Test func retimingAPreparedContextMatchesSettingTheTime() throws {
+        let prepared = RequestContext(
+            principal: TestSupport.user, values: ["graph.facebook.com:id": "12", "aws:EpochTime": "7"])
+        #expect(prepared["aws:CurrentTime"] == nil)
+        let retimed = prepared.retimed(Timestamp(millisecondsSince1970: 1_500))
+        var set = prepared
+        set.time = Timestamp(millisecondsSince1970: 1_500)
+        #expect(retimed.time == set.time)
+        #expect(retimed.entries.map { "\($0.key)=\($0.value)" } == set.entries.map { "\($0.key)=\($0.value)" })
+        #expect(retimed["aws:CurrentTime"] == "1970-01-01T00:00:01.500Z")
+        // The explicit value still wins, and the prepared context is unchanged.
+        #expect(retimed["aws:EpochTime"] == "7")
+        #expect(prepared["aws:CurrentTime"] == nil)
+        // Back to no time: the derived key goes, the explicit one stays.
+        let untimed = retimed.retimed(nil)
+        #expect(untimed["aws:CurrentTime"] == nil)
+        #expect(untimed["aws:EpochTime"] == "7")
+        #expect(untimed["graph.facebook.com:id"] == "12")
+    }
+
     @Test func crossAccountOnlyWhenTheOwnerDiffers() throws {
         let context = RequestContext(principal: TestSupport.user)
         #expect(!AuthorizationRequest(action: "s3:GetObject", resource: "*", context: context).isCrossAccount)

@@ -87,6 +87,15 @@ public struct IdentifierAlphabet: Sendable, Hashable, CustomStringConvertible {
         !id.isEmpty && id.unicodeScalars.allSatisfy(self.contains)
     }
 
+    /// Whether two different ids can differ in case only: the alphabet has some letter in both cases. An
+    /// alphabet with characters beyond ASCII is assumed to, since its case pairs are not enumerated.
+    var hasLettersInBothCases: Bool {
+        if self.negated || self.ranges.contains(where: { $0.upperBound >= 0x80 }) { return true }
+        return (UInt32(0x41)...UInt32(0x5A)).contains { upper in
+            self.ranges.contains { $0.contains(upper) } && self.ranges.contains { $0.contains(upper + 0x20) }
+        }
+    }
+
     /// The alphabet as the prover states it in its answers.
     public var description: String {
         guard let written else { return "any non-empty string" }

@@ -56,6 +56,7 @@ extension IsolationProblem {
             if !condition.evaluate(RequestContext()) { return nil }
         }
         if statement.conditions.contains(where: self.neverHoldsForAnId) { return nil }
+        if statement.conditions.contains(where: { self.truth(of: $0, listing: false) == false }) { return nil }
         guard let patterns = statement.resourcePatterns else {
             return Blocker(construct: located.reference, reason: "has no Resource, so it covers every object")
         }
@@ -79,9 +80,13 @@ extension IsolationProblem {
         return nil
     }
 
-    /// Whether an unconditional deny removes every object in other users' folders.
+    /// Whether a deny removes every object in other users' folders: its conditions hold for every object
+    /// request of every user (they test keys the prover knows, such as the fixed context, or keys that
+    /// object requests never carry), and its resources cover the folders.
     func denyCoversObjects(_ statement: CompiledStatement) -> Bool {
-        guard statement.conditions.isEmpty, let patterns = statement.resourcePatterns else { return false }
+        guard statement.conditions.allSatisfy({ self.truth(of: $0, listing: false) == true }),
+              let patterns = statement.resourcePatterns
+        else { return false }
         if statement.resourceNegated {
             return patterns.allSatisfy {
                 switch self.relation(self.prefix($0), to: self.objectTarget) {
@@ -114,6 +119,32 @@ extension IsolationProblem {
 
     static let listingKeys: Set<ContextKey> = [.s3Prefix, .s3Delimiter, .s3MaxKeys]
 
+    /// Whether a condition holds, the same for every user's requests of a kind, when that can be known: it
+    /// tests a fixed context key (with values that name no other key), or, for object requests, a listing
+    /// key, which they never carry. `nil` when it depends on the id, on the listing's own keys, or on a key
+    /// the prover is not given (whose value it does not know).
+    /// - Parameters:
+    ///   - condition: The condition.
+    ///   - listing: Whether the requests are listings (which carry `s3:prefix` and `s3:delimiter`).
+    func truth(of condition: CompiledCondition, listing: Bool) -> Bool? {
+        guard condition.key != self.idContextKey else { return nil }
+        if Self.listingKeys.contains(condition.key) {
+            if listing { return nil }
+        } else if self.fixed.value(for: condition.key) == nil {
+            return nil
+        }
+        let unknown = { (variable: PolicyVariable) in self.fixed.resolve(variable) == nil }
+        switch condition.values {
+        case .strings(let patterns) where patterns.contains(where: { $0.variables.contains(where: unknown) }):
+            return nil
+        case .arns(let patterns) where patterns.contains(where: { $0.variables.contains(where: unknown) }):
+            return nil
+        default:
+            break
+        }
+        return condition.evaluate(self.fixed)
+    }
+
     /// How a pattern's prefix relates to a target, knowing which characters the caller's and the owners'
     /// ids may start with.
     func relation(_ prefix: SymbolicPrefix, to target: [SymbolicPrefix.Item]) -> SymbolicPrefix.Relation {
@@ -140,7 +171,9 @@ extension IsolationProblem {
         return self.combine { located in
             let statement = located.statement
             guard statement.actionApplies(probe), self.mayApplyToBucket(statement),
-                  !statement.conditions.contains(where: { self.confinesPrefix($0) || self.neverHoldsForAnId($0) })
+                  !statement.conditions.contains(where: {
+                      self.confinesPrefix($0) || self.neverHoldsForAnId($0) || self.truth(of: $0, listing: true) == false
+                  })
             else { return nil }
             return Blocker(
                 construct: "\(located.reference) \(action)",
@@ -153,16 +186,31 @@ extension IsolationProblem {
     /// every folder): a positive string operator whose every value starts with the folder.
     func confinesPrefix(_ condition: CompiledCondition) -> Bool {
         guard condition.key == .s3Prefix, !condition.op.isIfExists, condition.op.qualifier != .forAllValues,
-              condition.op.base == .stringEquals || condition.op.base == .stringLike,
+              [.stringEquals, .stringLike, .stringEqualsIgnoreCase].contains(condition.op.base),
               case .strings(let patterns) = condition.values
         else { return false }
-        return patterns.allSatisfy { self.prefixValueConfined($0) }
+        let ignoringCase = condition.op.base == .stringEqualsIgnoreCase
+        return patterns.allSatisfy { self.prefixValueConfined($0, ignoringCase: ignoringCase) }
     }
 
     /// Whether every `s3:prefix` a value matches starts with the caller's folder or with no folder at all.
-    func prefixValueConfined(_ pattern: Pattern) -> Bool {
-        let prefix = SymbolicPrefix(pattern, idKey: self.idContextKey, fixed: self.fixed)
-        switch self.relation(prefix, to: self.prefixTarget) {
+    ///
+    /// Ignoring case, a value also matches the prefixes that differ from it in case only. Those reach no
+    /// other user's folder when no two ids differ in case only (the alphabet has no letter in both cases)
+    /// and the folder's start compares the same in either case: both are compared in lowercase, and any
+    /// other letter leaves the value unconfined.
+    func prefixValueConfined(_ pattern: Pattern, ignoringCase: Bool = false) -> Bool {
+        var prefix = SymbolicPrefix(pattern, idKey: self.idContextKey, fixed: self.fixed)
+        var target = self.prefixTarget
+        if ignoringCase {
+            guard !self.prover.alphabet.hasLettersInBothCases, !self.ownerAlphabet.hasLettersInBothCases,
+                  let folded = SymbolicPrefix.Item.lowercasedASCII(prefix.items),
+                  let foldedTarget = SymbolicPrefix.Item.lowercasedASCII(target)
+            else { return false }
+            prefix.items = folded
+            target = foldedTarget
+        }
+        switch self.relation(prefix, to: target) {
         case .extendsTarget, .divergesBeforeId: return true
         case .endsBeforeId, .undetermined: return false
         }
@@ -174,11 +222,14 @@ extension IsolationProblem {
     func denyCoversListing(_ statement: CompiledStatement) -> Bool {
         guard self.surelyAppliesToBucket(statement) else { return false }
         return statement.conditions.allSatisfy { condition in
+            // A condition that holds for every listing of every user leaves the rest to decide.
+            if let truth = self.truth(of: condition, listing: true) { return truth }
             guard condition.key == .s3Prefix, condition.op.qualifier == nil,
-                  condition.op.base == .stringNotEquals || condition.op.base == .stringNotLike,
+                  [.stringNotEquals, .stringNotLike, .stringNotEqualsIgnoreCase].contains(condition.op.base),
                   case .strings(let patterns) = condition.values
             else { return false }
-            return patterns.allSatisfy { self.prefixValueConfined($0) }
+            let ignoringCase = condition.op.base == .stringNotEqualsIgnoreCase
+            return patterns.allSatisfy { self.prefixValueConfined($0, ignoringCase: ignoringCase) }
         }
     }
 

@@ -153,4 +153,20 @@ extension SymbolicPrefix.Item {
     static func bytes(_ text: String) -> [SymbolicPrefix.Item] {
         text.utf8.map { .byte($0) }
     }
+
+    /// The items with ASCII letters in lowercase, as `…IgnoreCase` compares them; `nil` when the text has a
+    /// character beyond ASCII, whose case the prover does not fold.
+    static func lowercasedASCII(_ items: [SymbolicPrefix.Item]) -> [SymbolicPrefix.Item]? {
+        var folded: [SymbolicPrefix.Item] = []
+        folded.reserveCapacity(items.count)
+        for item in items {
+            guard case .byte(let byte) = item else {
+                folded.append(item)
+                continue
+            }
+            guard byte < 0x80 else { return nil }
+            folded.append(.byte(byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte))
+        }
+        return folded
+    }
 }

@@ -38,7 +38,8 @@ extension IsolationProblem {
     }
 
     /// Words in resource patterns and `s3:prefix` values where a literal id would sit after the template's
-    /// prefix, such as `alice` in `arn:aws:s3:::bucket/alice/*`.
+    /// prefix, such as `alice` in `arn:aws:s3:::bucket/alice/*`, and the values conditions compare the id
+    /// with.
     func policyWords() -> [String] {
         var texts: [String] = []
         for located in self.statements {
@@ -47,9 +48,14 @@ extension IsolationProblem {
                 let start = self.bucketARN + "/" + self.template.prefix
                 if source.hasPrefix(start) { texts.append(String(source.dropFirst(start.count))) }
             }
-            for condition in located.statement.conditions where condition.key == .s3Prefix {
-                for value in condition.rawValues where value.hasPrefix(self.template.prefix) {
-                    texts.append(String(value.dropFirst(self.template.prefix.count)))
+            for condition in located.statement.conditions {
+                if condition.key == .s3Prefix {
+                    for value in condition.rawValues where value.hasPrefix(self.template.prefix) {
+                        texts.append(String(value.dropFirst(self.template.prefix.count)))
+                    }
+                } else if condition.key == self.idContextKey {
+                    // The ids a condition singles out, such as an administrator's.
+                    texts += condition.rawValues
                 }
             }
         }

@@ -85,4 +85,13 @@ import PolicyEngine
             try F.prove(policy, alphabet: "[A-Za-z]"), policies: PolicySimulator(identityPolicies: [policy]))
         #expect(found?.action == "s3:ListBucket")
     }
+
+    @Test func anAllowForOneNamedUserIsFoundForThatUser() throws {
+        let policy = try F.policy(
+            F.objects() + "," + F.listing() + #", {"Effect": "Allow", "Action": "s3:GetObject", "#
+                + #""Resource": "arn:aws:s3:::wif-personal/*", "Condition": {"StringEquals": {"graph.facebook.com:id": "4242"}}}"#)
+        let found = try F.confirmedCounterexample(
+            try F.prove(policy, alphabet: "[0-9]"), policies: PolicySimulator(identityPolicies: [policy]))
+        #expect(found?.callerId == "4242")
+    }
 }

@@ -141,7 +141,8 @@ extension WIFTool.Policy {
                         throw ValidationError("--context must be KEY=VALUE with a context key such as aws:PrincipalTag/team, not '\(entry)'")
                     }
                     if key.lowercased() == idKey.lowercased() {
-                        throw ValidationError("--context \(key) is the id key\(label), which the prover ranges over every id")
+                        let which = role.map { "the id key of role \($0)" } ?? "the --id-key"
+                        throw ValidationError("--context \(key) is \(which), which the prover ranges over every id")
                     }
                 }
             }

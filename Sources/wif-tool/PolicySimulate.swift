@@ -95,9 +95,7 @@ extension WIFTool.Policy {
                     ("--context", !self.context.isEmpty), ("--context-json", self.contextJson != nil),
                     ("--time", self.time != nil), ("--expect", self.expect != nil),
                 ]
-                if let (name, _) = single.first(where: { $0.1 }) {
-                    throw ValidationError("\(name) cannot be combined with --cases; put it in the case file")
-                }
+                try FileValidation.refuseBesideCases(single)
                 return
             }
             if self.resourcePolicy != nil && self.trustPolicy != nil {

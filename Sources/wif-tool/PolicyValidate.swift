@@ -53,7 +53,7 @@ extension WIFTool.Policy {
             }
         }
 
-        struct FileReport: Encodable {
+        struct FileReport: FileValidationReport {
             var file: String
             var kind: String?
             var valid: Bool
@@ -63,62 +63,37 @@ extension WIFTool.Policy {
             var readError: String?
         }
 
-        struct Report: Encodable {
-            var files: [FileReport]
-            var errors: Int
-            var warnings: Int
-        }
-
         func run() async throws {
             try await reportingErrors {
                 let forcedKind = self.kind.flatMap(PolicyKind.init)
                 let trusted = try self.trustPolicy.map { path throws(CommandFailure) in try PolicyInputs.trustedProviders(file: path) }
-                var reports: [FileReport] = []
-                var unreadable = false
-                for file in self.files {
-                    let bytes: [UInt8]
-                    do throws(CommandFailure) {
-                        bytes = try PolicyInputs.read(file)
-                    } catch {
-                        unreadable = true
-                        printError("error: \(error.message)\n")
-                        reports.append(FileReport(
-                            file: file, kind: nil, valid: false, errors: 0, warnings: 0, diagnostics: [],
-                            readError: error.message))
-                        continue
-                    }
-                    let kind = forcedKind ?? PolicyInputs.inferKind(bytes)
-                    let result: PolicyValidation
-                    if let trusted, kind != .trust {
-                        result = PolicyEngine.Policy.validate(bytes: bytes, trustedProviders: trusted, kind: kind, name: file)
-                    } else {
-                        result = PolicyEngine.Policy.validate(bytes: bytes, kind: kind, name: file)
-                    }
-                    reports.append(FileReport(
-                        file: file, kind: kind?.description, valid: result.isValid, errors: result.errors.count,
-                        warnings: result.warnings.count, diagnostics: result.diagnostics))
-                    if !self.options.json {
-                        self.printText(file: file, kind: kind, result: result)
-                    }
-                }
-                let errors = reports.reduce(0) { $0 + $1.errors }
-                if self.options.json {
-                    let report = Report(files: reports, errors: errors, warnings: reports.reduce(0) { $0 + $1.warnings })
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-                    printRaw(String(decoding: try encoder.encode(report), as: UTF8.self) + "\n")
-                }
-                if unreadable { throw ExitStatus.io.exitCode }
-                if reports.contains(where: { !$0.valid }) { throw ExitStatus.failure.exitCode }
+                try FileValidation.run(
+                    self.files, json: self.options.json,
+                    unreadable: { file, reason in
+                        FileReport(file: file, valid: false, errors: 0, warnings: 0, diagnostics: [], readError: reason)
+                    },
+                    check: { file, bytes in
+                        let kind = forcedKind ?? PolicyInputs.inferKind(bytes)
+                        let result: PolicyValidation
+                        if let trusted, kind != .trust {
+                            result = PolicyEngine.Policy.validate(bytes: bytes, trustedProviders: trusted, kind: kind, name: file)
+                        } else {
+                            result = PolicyEngine.Policy.validate(bytes: bytes, kind: kind, name: file)
+                        }
+                        let report = FileReport(
+                            file: file, kind: kind?.description, valid: result.isValid, errors: result.errors.count,
+                            warnings: result.warnings.count, diagnostics: result.diagnostics)
+                        return (report, Self.text(file: file, kind: kind, result: result))
+                    })
             }
         }
 
-        private func printText(file: String, kind: PolicyKind?, result: PolicyValidation) {
+        private static func text(file: String, kind: PolicyKind?, result: PolicyValidation) -> String {
             var text = ""
             for diagnostic in result.diagnostics {
                 text += diagnostic.formatted(sourceName: file) + "\n"
             }
-            func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+            let count = FileValidation.count
             let what = PolicyInputs.describe(kind)
             if result.isValid {
                 text += "\(file): valid \(what)"
@@ -126,7 +101,7 @@ extension WIFTool.Policy {
             } else {
                 text += "\(file): invalid \(what), \(count(result.errors.count, "error")), \(count(result.warnings.count, "warning"))"
             }
-            printRaw(text + "\n")
+            return text + "\n"
         }
     }
 }

@@ -78,9 +78,7 @@ extension WIFTool.Rules {
                     ("--claims", self.claims != nil), ("--groups", !self.groups.isEmpty), ("--role", self.role != nil),
                     ("--record", self.record != nil), ("--update", self.update != nil),
                 ]
-                if let (name, _) = single.first(where: { $0.1 }) {
-                    throw ValidationError("\(name) cannot be combined with --cases; put it in the case file")
-                }
+                try FileValidation.refuseBesideCases(single)
                 return
             }
             guard let model, !model.isEmpty else { throw ValidationError("--model is required, such as Todo") }

@@ -31,7 +31,7 @@ extension WIFTool.Rules {
             if self.files.isEmpty { throw ValidationError("name at least one schema or rules file") }
         }
 
-        struct FileReport: Encodable {
+        struct FileReport: FileValidationReport {
             var file: String
             var valid: Bool
             var models: [String]
@@ -43,60 +43,37 @@ extension WIFTool.Rules {
             var readError: String?
         }
 
-        struct Report: Encodable {
-            var files: [FileReport]
-            var errors: Int
-            var warnings: Int
-        }
-
         func run() async throws {
             try await reportingErrors {
-                var reports: [FileReport] = []
-                var unreadable = false
-                for file in self.files {
-                    let bytes: [UInt8]
-                    do throws(CommandFailure) {
-                        bytes = try PolicyInputs.read(file)
-                    } catch {
-                        unreadable = true
-                        printError("error: \(error.message)\n")
-                        reports.append(FileReport(
-                            file: file, valid: false, models: [], errors: 0, warnings: 0, diagnostics: [], readError: error.message))
-                        continue
-                    }
-                    let report: FileReport
-                    if StorageRules.isStorageRules(json: bytes) {
-                        let result = StorageRules.read(json: bytes)
-                        let errors = result.diagnostics.filter { $0.severity == .error }.count
-                        report = FileReport(
-                            file: file, valid: errors == 0, models: [], paths: result.rules.paths.map(\.pattern), errors: errors,
-                            warnings: result.diagnostics.count - errors, diagnostics: result.diagnostics)
-                    } else {
-                        let result = RuleSet.read(text: String(decoding: bytes, as: UTF8.self))
-                        let errors = result.diagnostics.filter { $0.severity == .error }.count
-                        report = FileReport(
-                            file: file, valid: errors == 0, models: result.ruleSet.modelNames, errors: errors,
-                            warnings: result.diagnostics.count - errors, diagnostics: result.diagnostics)
-                    }
-                    reports.append(report)
-                    if !self.options.json { printRaw(Self.text(report)) }
-                }
-                if self.options.json {
-                    let report = Report(
-                        files: reports, errors: reports.reduce(0) { $0 + $1.errors }, warnings: reports.reduce(0) { $0 + $1.warnings })
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-                    printRaw(String(decoding: try encoder.encode(report), as: UTF8.self) + "\n")
-                }
-                if unreadable { throw ExitStatus.io.exitCode }
-                if reports.contains(where: { !$0.valid }) { throw ExitStatus.failure.exitCode }
+                try FileValidation.run(
+                    self.files, json: self.options.json,
+                    unreadable: { file, reason in
+                        FileReport(file: file, valid: false, models: [], errors: 0, warnings: 0, diagnostics: [], readError: reason)
+                    },
+                    check: { file, bytes in
+                        let report: FileReport
+                        if StorageRules.isStorageRules(json: bytes) {
+                            let result = StorageRules.read(json: bytes)
+                            let errors = result.diagnostics.filter { $0.severity == .error }.count
+                            report = FileReport(
+                                file: file, valid: errors == 0, models: [], paths: result.rules.paths.map(\.pattern), errors: errors,
+                                warnings: result.diagnostics.count - errors, diagnostics: result.diagnostics)
+                        } else {
+                            let result = RuleSet.read(text: String(decoding: bytes, as: UTF8.self))
+                            let errors = result.diagnostics.filter { $0.severity == .error }.count
+                            report = FileReport(
+                                file: file, valid: errors == 0, models: result.ruleSet.modelNames, errors: errors,
+                                warnings: result.diagnostics.count - errors, diagnostics: result.diagnostics)
+                        }
+                        return (report, Self.text(report))
+                    })
             }
         }
 
         static func text(_ report: FileReport) -> String {
             var text = ""
             for diagnostic in report.diagnostics { text += diagnostic.formatted(sourceName: report.file) + "\n" }
-            func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+            let count = FileValidation.count
             let models = report.paths.map { count($0.count, "path") } ?? count(report.models.count, "model")
             if report.valid {
                 text += "\(report.file): valid, \(models)"

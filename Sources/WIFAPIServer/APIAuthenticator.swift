@@ -108,7 +108,7 @@ public struct APIAuthenticator: Sendable {
 
     /// Whether a request is SigV4-signed, so its whole body must be read before it can be authenticated.
     public static func isSigned(_ request: Request) -> Bool {
-        if let authorization = request.headers[.authorization] { return authorization.hasPrefix("AWS4-HMAC-SHA256") }
+        if let authorization = request.headers.value(of: .authorization) { return authorization.hasPrefix("AWS4-HMAC-SHA256") }
         guard let target = request.head.path, let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return false }
         return target[mark...].contains("X-Amz-Signature=")
     }
@@ -138,7 +138,7 @@ public struct APIAuthenticator: Sendable {
     }
 
     private func identify(_ request: Request, body: ByteBuffer?, path: String, logger: Logger) async throws(APIAuthorizationError) -> APICaller {
-        if let key = request.headers[Self.apiKeyHeader] {
+        if let key = request.headers.value(of: Self.apiKeyHeader) {
             return try self.checkAPIKey(key)
         }
         if Self.isSigned(request) {
@@ -150,7 +150,7 @@ public struct APIAuthenticator: Sendable {
             let caller = Caller(authMode: .iam, claims: signed.claims, role: signed.role)
             return APICaller(mode: .iam, caller: caller, roleArn: signed.roleArn)
         }
-        if let authorization = request.headers[.authorization], !authorization.isEmpty {
+        if let authorization = request.headers.value(of: .authorization), !authorization.isEmpty {
             return try await self.checkToken(authorization, request: request, path: path, logger: logger)
         }
         guard self.modes.contains(.none) else {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WIFTestSupport
 
 /// The help text is part of the interface: commands and exit codes are documented there.
 @Suite(.oneToolRunAtATime) struct HelpTests {

@@ -3,6 +3,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import WIFTestSupport
 #endif
 
 /// `wif-tool local serve` and `wif-tool local token`, run as a user would.

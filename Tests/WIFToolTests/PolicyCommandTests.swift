@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WIFTestSupport
 
 /// `wif-tool policy validate` and `wif-tool policy simulate`, run as a user would.
 @Suite(.oneToolRunAtATime) struct PolicyCommandTests {

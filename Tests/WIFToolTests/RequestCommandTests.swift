@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WIFTestSupport
 
 /// `wif-tool request`, run as a separate process.
 @Suite(.oneToolRunAtATime) struct RequestCommandTests {

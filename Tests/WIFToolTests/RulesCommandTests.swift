@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WIFTestSupport
 
 /// `wif-tool rules validate` and `wif-tool rules simulate`, run as a user would.
 @Suite(.oneToolRunAtATime) struct RulesCommandTests {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import WIFAPIServer
 import WIFCredentials
 
 /// Who signed a request.
@@ -84,7 +85,7 @@ struct RequestAuthenticator: Sendable {
     /// parameters). A request without one is anonymous: ``authenticate(_:service:payloadHash:)`` refuses it,
     /// and a service that serves anonymous callers checks this first.
     static func carriesSignature(_ request: Request) -> Bool {
-        if request.headers[.authorization] != nil { return true }
+        if request.headers.contains(.authorization) { return true }
         return SignatureParameters.queryHasSignature(Self.split(request.head.path ?? "/").query)
     }
 
@@ -103,7 +104,7 @@ struct RequestAuthenticator: Sendable {
     func authenticate(_ request: Request, service: String, payloadHash: String? = nil) throws(AWSErrorResponse) -> AuthenticatedRequest {
         let errors = AuthenticationErrors(service: service, region: self.configuration.region)
         let (path, query) = Self.split(request.head.path ?? "/")
-        let authorization = request.headers[.authorization]
+        let authorization = request.headers.value(of: .authorization)
         let queryAuthentication = SignatureParameters.queryHasSignature(query)
 
         let parameters: SignatureParameters
@@ -205,7 +206,7 @@ struct RequestAuthenticator: Sendable {
     private static func payloadHash(
         of request: Request, parameters: SignatureParameters, given: String?, errors: AuthenticationErrors
     ) throws(AWSErrorResponse) -> String {
-        let header = request.headers[SignatureParameters.contentSHA256Header]
+        let header = request.headers.value(of: SignatureParameters.contentSHA256Header)
         guard errors.isS3 else { return given ?? header ?? Self.emptyPayloadHash }
         guard let header else {
             if parameters.presigned { return "UNSIGNED-PAYLOAD" }

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import WIFAPIServer
 import WIFFoundation
 
 /// What a SigV4 request says about its own signature: who signed, for which scope and time, which
@@ -45,50 +46,92 @@ struct SignatureParameters: Sendable {
     static func fromHeader(
         _ authorization: String, request: Request, errors: AuthenticationErrors
     ) throws(AWSErrorResponse) -> SignatureParameters {
-        // Read over UTF-8 with ASCII delimiters, so no grapheme breaking runs on every signed request.
-        let utf8 = authorization.utf8
-        let space = UInt8(ascii: " ")
-        var start = utf8.startIndex
-        while start < utf8.endIndex, utf8[start] == space { start = utf8.index(after: start) }
-        let algorithmEnd = utf8[start...].firstIndex(of: space) ?? utf8.endIndex
-        let algorithm = authorization[start..<algorithmEnd]
-        guard algorithm == Self.algorithm else { throw errors.unsupportedAlgorithm(String(algorithm), presigned: false) }
-
-        var credential: Substring?
-        var signedHeaders: Substring?
-        var signature: Substring?
-        var cursor = algorithmEnd
-        while cursor < utf8.endIndex {
-            let partEnd = utf8[cursor...].firstIndex(of: UInt8(ascii: ",")) ?? utf8.endIndex
-            var partStart = cursor
-            while partStart < partEnd, utf8[partStart] == space { partStart = utf8.index(after: partStart) }
-            cursor = partEnd < utf8.endIndex ? utf8.index(after: partEnd) : partEnd
-            guard partStart < partEnd else { continue }
-            guard let equals = utf8[partStart..<partEnd].firstIndex(of: UInt8(ascii: "=")) else {
-                throw errors.malformedHeader(missing: [], unreadable: String(authorization[partStart..<partEnd]))
-            }
-            let value = authorization[utf8.index(after: equals)..<partEnd]
-            switch authorization[partStart..<equals] {
-            case "Credential": credential = value
-            case "SignedHeaders": signedHeaders = value
-            case "Signature": signature = value
-            default: continue
-            }
-        }
-        guard let credential, let signedHeaders, let signature else {
-            let missing = [("Credential", credential), ("Signature", signature), ("SignedHeaders", signedHeaders)]
-                .filter { $0.1 == nil }.map(\.0)
+        // Read in one pass over the header's UTF-8, whose delimiters are all ASCII, so no grapheme breaking
+        // or generic collection code runs on every signed request.
+        var header = authorization
+        let scanned = header.withUTF8 { AuthorizationHeader(scanning: $0) }
+        guard scanned.algorithm == Self.algorithm else { throw errors.unsupportedAlgorithm(scanned.algorithm, presigned: false) }
+        if let unreadable = scanned.unreadable { throw errors.malformedHeader(missing: [], unreadable: unreadable) }
+        guard let credential = scanned.credential, let signedHeaders = scanned.signedHeaders, let signature = scanned.signature
+        else {
+            let missing = [
+                ("Credential", scanned.credential != nil), ("Signature", scanned.signature != nil),
+                ("SignedHeaders", scanned.signedHeaders != nil),
+            ].filter { !$0.1 }.map(\.0)
             throw errors.malformedHeader(missing: missing, unreadable: nil)
         }
 
         let (dateText, amzDate, time) = try Self.headerDate(request, errors: errors)
         var parameters = try Self.withCredential(
-            String(credential.trimmingSuffixSpaces), presigned: false, amzDate: amzDate, dateText: dateText, time: time,
-            errors: errors)
-        parameters.signedHeaders = Self.headerNames(signedHeaders.trimmingSuffixSpaces)
-        parameters.signature = String(signature.trimmingSuffixSpaces)
-        parameters.securityToken = request.headers[Self.securityTokenHeader]
+            credential, presigned: false, amzDate: amzDate, dateText: dateText, time: time, errors: errors)
+        parameters.signedHeaders = signedHeaders
+        parameters.signature = signature
+        parameters.securityToken = request.headers.value(of: Self.securityTokenHeader)
         return parameters
+    }
+
+    /// The parts of an `Authorization: AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…` header:
+    /// the algorithm, then comma-separated `name=value` parts, spaces around them ignored.
+    private struct AuthorizationHeader {
+        var algorithm = ""
+        var credential: String?
+        /// The lowercase names of `SignedHeaders`.
+        var signedHeaders: [String]?
+        var signature: String?
+        /// A part with no `=`.
+        var unreadable: String?
+
+        init(scanning bytes: UnsafeBufferPointer<UInt8>) {
+            let space = UInt8(ascii: " ")
+            func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+            var index = 0
+            while index < bytes.count, bytes[index] == space { index += 1 }
+            let algorithmStart = index
+            while index < bytes.count, bytes[index] != space { index += 1 }
+            self.algorithm = text(algorithmStart..<index)
+            while index < bytes.count {
+                var end = index
+                while end < bytes.count, bytes[end] != UInt8(ascii: ",") { end += 1 }
+                var start = index
+                while start < end, bytes[start] == space { start += 1 }
+                index = end < bytes.count ? end + 1 : end
+                guard start < end else { continue }
+                var equals = start
+                while equals < end, bytes[equals] != UInt8(ascii: "=") { equals += 1 }
+                guard equals < end else {
+                    self.unreadable = text(start..<end)
+                    return
+                }
+                var valueEnd = end
+                while valueEnd > equals + 1, bytes[valueEnd - 1] == space { valueEnd -= 1 }
+                let name = UnsafeBufferPointer(rebasing: bytes[start..<equals])
+                let value = (equals + 1)..<valueEnd
+                if name.elementsEqual("Credential".utf8) {
+                    self.credential = text(value)
+                } else if name.elementsEqual("SignedHeaders".utf8) {
+                    self.signedHeaders = Self.names(UnsafeBufferPointer(rebasing: bytes[value]))
+                } else if name.elementsEqual("Signature".utf8) {
+                    self.signature = text(value)
+                }
+            }
+        }
+
+        /// `host;x-amz-date` → `["host", "x-amz-date"]`, lowercased.
+        static func names(_ list: UnsafeBufferPointer<UInt8>) -> [String] {
+            var names: [String] = []
+            var start = 0
+            for index in 0...list.count where index == list.count || list[index] == UInt8(ascii: ";") {
+                defer { start = index + 1 }
+                guard index > start else { continue }
+                let name = UnsafeBufferPointer(rebasing: list[start..<index])
+                if name.contains(where: { $0 >= 0x80 }) {
+                    names.append(String(decoding: name, as: UTF8.self).lowercased())
+                } else {
+                    names.append(String(decoding: name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self))
+                }
+            }
+            return names
+        }
     }
 
     static let securityTokenHeader = HTTPField.Name("x-amz-security-token")!
@@ -97,11 +140,11 @@ struct SignatureParameters: Sendable {
 
     /// The signing time from `X-Amz-Date`, or from `Date` when there is none.
     private static func headerDate(_ request: Request, errors: AuthenticationErrors) throws(AWSErrorResponse) -> (String, String, Int64) {
-        if let amzDate = request.headers[Self.dateHeader] {
+        if let amzDate = request.headers.value(of: Self.dateHeader) {
             guard let time = AWSDate.parseBasic(amzDate) else { throw errors.missingDate(presigned: false) }
             return (amzDate, amzDate, time)
         }
-        if let date = request.headers[.date] {
+        if let date = request.headers.value(of: .date) {
             guard let time = AWSDate.parseIMFFixdate(date) else { throw errors.missingDate(presigned: false) }
             return (date, AWSDate.basic(time), time)
         }
@@ -160,7 +203,8 @@ struct SignatureParameters: Sendable {
         }
         var parameters = try Self.withCredential(
             credential, presigned: true, amzDate: amzDate, dateText: amzDate, time: time, errors: errors)
-        parameters.signedHeaders = Self.headerNames(Substring(signedHeaders))
+        var names = signedHeaders
+        parameters.signedHeaders = names.withUTF8 { AuthorizationHeader.names($0) }
         parameters.signature = signature
         parameters.expires = expires
         parameters.securityToken = token
@@ -174,14 +218,22 @@ struct SignatureParameters: Sendable {
         _ credential: String, presigned: Bool, amzDate: String, dateText: String, time: Int64, errors: AuthenticationErrors
     ) throws(AWSErrorResponse) -> SignatureParameters {
         // Split over UTF-8 at the ASCII `/`, which no grapheme can hide.
-        let parts = credential.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        var text = credential
+        let parts = text.withUTF8 { bytes in
+            var parts: [String] = []
+            var start = 0
+            for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+                parts.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+                start = index + 1
+            }
+            return parts
+        }
         guard parts.count == 5, !parts[0].isEmpty, !parts[1].isEmpty, !parts[2].isEmpty, !parts[3].isEmpty else {
             throw errors.malformedCredential(credential, presigned: presigned)
         }
-        func text(_ part: Substring.UTF8View) -> String { String(Substring(part)) }
         return SignatureParameters(
-            accessKeyId: text(parts[0]), day: text(parts[1]), region: text(parts[2]), service: text(parts[3]),
-            terminator: text(parts[4]), signedHeaders: [], signature: "", amzDate: amzDate, dateText: dateText,
+            accessKeyId: parts[0], day: parts[1], region: parts[2], service: parts[3],
+            terminator: parts[4], signedHeaders: [], signature: "", amzDate: amzDate, dateText: dateText,
             time: time, expires: nil, securityToken: nil, presigned: presigned)
     }
 
@@ -194,24 +246,5 @@ struct SignatureParameters: Sendable {
         if !self.amzDate.hasPrefix(self.day) || self.day.utf8.count != 8 {
             throw errors.wrongScopeDate(self.day, amzDate: self.amzDate, presigned: self.presigned)
         }
-    }
-
-    /// `host;x-amz-date` → `["host", "x-amz-date"]`, lowercased.
-    private static func headerNames(_ list: Substring) -> [String] {
-        list.utf8.split(separator: UInt8(ascii: ";")).map { name in
-            let text = String(Substring(name))
-            return name.contains(where: { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 }) ? text.lowercased() : text
-        }
-    }
-}
-
-extension Substring {
-    /// The text without trailing spaces.
-    fileprivate var trimmingSuffixSpaces: Substring {
-        var end = self.utf8.endIndex
-        while end > self.utf8.startIndex, self.utf8[self.utf8.index(before: end)] == UInt8(ascii: " ") {
-            end = self.utf8.index(before: end)
-        }
-        return self[..<end]
     }
 }

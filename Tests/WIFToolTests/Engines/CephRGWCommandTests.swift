@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WIFTestSupport
 
 /// `wif-tool engine ceph-rgw` without a gateway: its help, and every refusal that happens before RGW is
 /// asked anything.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WIFEngines
+import WIFTestSupport
 
 /// `wif-tool engine seaweedfs setup` without a SeaweedFS: the command's behaviour offline and against a
 /// local issuer. The IAM config it writes is tested with the library, in WIFEnginesTests.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WIFTestSupport
 
 /// `wif-tool` against SeaweedFS, a distributed object store whose STS verifies the development issuer's
 /// tokens through its JWKS and whose policies keep each user under `${jwt:sub}/`: reached with

@@ -5,6 +5,7 @@ import Testing
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+import WIFTestSupport
 #endif
 
 /// `login`, `whoami`, `put`, `list`, `get`, `rm` and `logout` on the embedded local stack, run as a user

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WIFTestSupport
 
 /// Bad input of every kind to the file-store commands: each gets one clear `error:` line and the
 /// documented exit status.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WIFTestSupport
 
 /// Names that would drive a terminal (ESC sequences, BEL, CR, NUL, bidirectional overrides) are escaped
 /// in every line printed for a person, and exact in `--json`.

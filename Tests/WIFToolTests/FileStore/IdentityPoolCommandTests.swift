@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WIFTestSupport
 
 /// `login --identity-pool` on the embedded stack's default pool, and Amplify's folders through
 /// `--level`: guests read `public/` and write nothing, a guest who signs in keeps the identity id,

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WIFTestSupport
 
 /// The same transfers against a third-party STS and S3 (`moto_server`), reached with `--endpoint`.
 /// Moto accepts any token and enforces no policy, so cross-user denial is not tested here.

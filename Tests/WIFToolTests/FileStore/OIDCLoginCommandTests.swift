@@ -11,6 +11,7 @@ import FoundationNetworking
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+import WIFTestSupport
 #endif
 
 /// `login --issuer` against a stack served by `wif-tool local serve`: the device and browser flows

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WIFTestSupport
 
 /// `get --recursive` writes only inside its output folder: symbolic links there are refused, not
 /// followed, and every name of the batch is checked before anything is written.

@@ -5,6 +5,7 @@ import Testing
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+import WIFTestSupport
 #endif
 
 /// After `login --endpoint URL`, the file commands act at that endpoint without being told again; an

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WIFTestSupport
 
 /// `samples/personal-file-store.sh` runs through with the built tool.
 @Suite(.oneToolRunAtATime) struct SampleScriptTests {

@@ -6,6 +6,7 @@ import WIFCredentials
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+import WIFTestSupport
 #endif
 
 /// The encrypted store `$WIF_HOME/secrets.enc` as users meet it: nothing secret in the clear, the key

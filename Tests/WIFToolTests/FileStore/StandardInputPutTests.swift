@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WIFTestSupport
 
 /// `put - --as NAME` stores standard input, read to its end, on the embedded local stack: nothing, a few
 /// bytes and more than one part (16 MiB, the tool's part size) come back byte for byte.

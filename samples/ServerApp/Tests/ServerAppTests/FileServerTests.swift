@@ -9,7 +9,8 @@ import WIFTestSupport
 
 /// The file server against the in-process local stack: real tokens, real STS and S3 with the role's
 /// policies, over loopback HTTP.
-@Suite struct FileServerTests {
+@Suite(.takesTurnsWithToolRuns, .timeLimit(.minutes(10)))
+struct FileServerTests {
     typealias Support = ServerAppTestSupport
 
     @Test func aliceStoresListsReadsAndDeletesHerFiles() async throws {

@@ -9,7 +9,8 @@ import WIFLocal
 
 /// The notes API: the API middleware on the app's own routes, with the access rules applied to its
 /// records.
-@Suite struct NotesTests {
+@Suite(.takesTurnsWithToolRuns, .timeLimit(.minutes(10)))
+struct NotesTests {
     static let key = "da2-notes-test-key"
 
     @Test func ownersWriteAndReadTheirNotesAndAnAPIKeyReads() async throws {

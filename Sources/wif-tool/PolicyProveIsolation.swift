@@ -110,12 +110,16 @@ extension WIFTool.Policy {
                 ("--role-template", self.roleTemplate, "TEMPLATE"), ("--role-id-key", self.roleIdKey, "KEY"),
                 ("--role-id-chars", self.roleIdChars, "CLASS"),
             ] {
+                var seen: Set<String> = []
                 for entry in entries {
                     guard let (name, _) = Self.splitRole(entry) else {
                         throw ValidationError("\(option) must be NAME=\(what), not '\(entry)'")
                     }
                     guard names.contains(name) else {
                         throw ValidationError("\(option) \(entry) names no role given with --role \(name)=FILE")
+                    }
+                    guard seen.insert(name).inserted else {
+                        throw ValidationError("\(option) is given twice for role \(name); give it once")
                     }
                 }
             }

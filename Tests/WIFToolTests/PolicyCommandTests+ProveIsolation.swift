@@ -131,6 +131,9 @@ extension PolicyCommandTests {
         let unknown = try self.run(common + ["--role", "google=\(google)", "--role-template", "gogle=google/{id}/"])
         #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("names no role"), "\(unknown.stderr)")
+        let twice = try self.run(common + ["--role", "google=\(google)", "--role-template", "google=a/{id}/", "--role-template", "google=b/{id}/"])
+        #expect(twice.status == 64)
+        #expect(twice.stderr.contains("given twice for role google"), "\(twice.stderr)")
     }
 
     @Test func proveIsolationRejectsBadOptions() throws {

@@ -87,12 +87,18 @@ public struct IdentifierAlphabet: Sendable, Hashable, CustomStringConvertible {
         !id.isEmpty && id.unicodeScalars.allSatisfy(self.contains)
     }
 
-    /// Whether two different ids can differ in case only: the alphabet has some letter in both cases. An
-    /// alphabet with characters beyond ASCII is assumed to, since its case pairs are not enumerated.
-    var hasLettersInBothCases: Bool {
-        if self.negated || self.ranges.contains(where: { $0.upperBound >= 0x80 }) { return true }
+    /// Whether an id of this alphabet and a different id of `other` can differ in case only: some letter is
+    /// in one alphabet in one case and in the other in the other case. An alphabet with characters beyond
+    /// ASCII is assumed to, since its case pairs are not enumerated.
+    func hasCaseVariants(against other: IdentifierAlphabet) -> Bool {
+        for alphabet in [self, other] where alphabet.negated || alphabet.ranges.contains(where: { $0.upperBound >= 0x80 }) {
+            return true
+        }
         return (UInt32(0x41)...UInt32(0x5A)).contains { upper in
-            self.ranges.contains { $0.contains(upper) } && self.ranges.contains { $0.contains(upper + 0x20) }
+            let lower = upper + 0x20
+            let mine = (self.ranges.contains { $0.contains(upper) }, self.ranges.contains { $0.contains(lower) })
+            let theirs = (other.ranges.contains { $0.contains(upper) }, other.ranges.contains { $0.contains(lower) })
+            return (mine.0 && theirs.1) || (mine.1 && theirs.0)
         }
     }
 

@@ -120,9 +120,10 @@ extension IsolationProblem {
     static let listingKeys: Set<ContextKey> = [.s3Prefix, .s3Delimiter, .s3MaxKeys]
 
     /// Whether a condition holds, the same for every user's requests of a kind, when that can be known: it
-    /// tests a fixed context key (with values that name no other key), or, for object requests, a listing
-    /// key, which they never carry. `nil` when it depends on the id, on the listing's own keys, or on a key
-    /// the prover is not given (whose value it does not know).
+    /// tests a key of the fixed context (with values whose variables name only such keys), or, for object
+    /// requests, a listing key, which they never carry. `nil` when it depends on the id, on the listing's
+    /// own keys, or on a key the prover is not given (whose value it does not know: the principal's and
+    /// the time's keys included, which replayed requests take from a stand-in).
     /// - Parameters:
     ///   - condition: The condition.
     ///   - listing: Whether the requests are listings (which carry `s3:prefix` and `s3:delimiter`).
@@ -130,10 +131,10 @@ extension IsolationProblem {
         guard condition.key != self.idContextKey else { return nil }
         if Self.listingKeys.contains(condition.key) {
             if listing { return nil }
-        } else if self.fixed.value(for: condition.key) == nil {
+        } else if !self.fixedKeys.contains(condition.key) {
             return nil
         }
-        let unknown = { (variable: PolicyVariable) in self.fixed.resolve(variable) == nil }
+        let unknown = { (variable: PolicyVariable) in !self.fixedKeys.contains(variable.key) }
         switch condition.values {
         case .strings(let patterns) where patterns.contains(where: { $0.variables.contains(where: unknown) }):
             return nil
@@ -201,16 +202,22 @@ extension IsolationProblem {
     /// other letter leaves the value unconfined.
     func prefixValueConfined(_ pattern: Pattern, ignoringCase: Bool = false) -> Bool {
         var prefix = SymbolicPrefix(pattern, idKey: self.idContextKey, fixed: self.fixed)
-        var target = self.prefixTarget
-        if ignoringCase {
-            guard !self.prover.alphabet.hasLettersInBothCases, !self.ownerAlphabet.hasLettersInBothCases,
-                  let folded = SymbolicPrefix.Item.lowercasedASCII(prefix.items),
-                  let foldedTarget = SymbolicPrefix.Item.lowercasedASCII(target)
-            else { return false }
-            prefix.items = folded
-            target = foldedTarget
+        guard ignoringCase else {
+            switch self.relation(prefix, to: self.prefixTarget) {
+            case .extendsTarget, .divergesBeforeId: return true
+            case .endsBeforeId, .undetermined: return false
+            }
         }
-        switch self.relation(prefix, to: target) {
+        // Ignoring case: no caller's id and owner's id may differ in case only, the text after the id must
+        // have no letters (folding them could nest folders the exact check keeps apart), and the alphabets'
+        // rule about characters no id starts with does not apply to folded text.
+        guard !self.prover.alphabet.hasCaseVariants(against: self.ownerAlphabet),
+              self.template.suffix.utf8.allSatisfy({ $0 < 0x80 && !(0x41...0x5A).contains($0 & ~0x20) }),
+              let folded = SymbolicPrefix.Item.lowercasedASCII(prefix.items),
+              let target = SymbolicPrefix.Item.lowercasedASCII(self.prefixTarget)
+        else { return false }
+        prefix.items = folded
+        switch prefix.relation(to: target) {
         case .extendsTarget, .divergesBeforeId: return true
         case .endsBeforeId, .undetermined: return false
         }

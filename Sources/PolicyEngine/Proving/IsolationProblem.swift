@@ -48,6 +48,10 @@ struct IsolationProblem: Sendable {
     let idContextKey: ContextKey
     /// The fixed keys, for resolving variables other than the id.
     let fixed: RequestContext
+    /// The keys of ``PolicyProver/fixedContext`` (not the id key): the only keys whose values the prover
+    /// knows to be the same for every user. The principal and time keys `fixed` derives from a stand-in
+    /// principal and date are not among them.
+    let fixedKeys: Set<ContextKey>
     let bucketARN: String
     /// `arn:aws:s3:::bucket/` + template prefix + id + template suffix: the start of every resource in a
     /// user's folder.
@@ -69,6 +73,7 @@ struct IsolationProblem: Sendable {
         var fixedValues = prover.fixedContext
         fixedValues[idKey] = nil
         self.fixed = RequestContext(principal: prover.principal, time: PolicySimulator.defaultTime, values: fixedValues)
+        self.fixedKeys = Set(fixedValues.keys.map(ContextKey.init)).subtracting([ContextKey(idKey)])
         self.bucketARN = "arn:aws:s3:::" + prover.bucket
         let folder = SymbolicPrefix.Item.bytes(self.template.prefix) + [self.sharesIds ? .id : .otherId]
             + SymbolicPrefix.Item.bytes(self.template.suffix)

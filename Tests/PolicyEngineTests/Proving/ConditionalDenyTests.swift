@@ -94,4 +94,45 @@ import PolicyEngine
             try F.prove(policy, alphabet: "[0-9]"), policies: PolicySimulator(identityPolicies: [policy]))
         #expect(found?.callerId == "4242")
     }
+
+    /// Keys the prover derives for replay from a stand-in principal and date are not known values: a
+    /// condition on them neither rules an allow out nor makes a deny certain.
+    @Test func thePrincipalAndTheTimeAreNotKnownValues() throws {
+        let otherAccount = try F.policy(
+            F.objects() + "," + F.listing() + #", {"Effect": "Allow", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::wif-personal/*", "#
+                + #""Condition": {"StringEquals": {"aws:PrincipalAccount": "444455556666"}}}"#)
+        #expect(try F.prove(otherAccount, alphabet: "[0-9]").name != "proved")
+        let later = try F.policy(
+            F.objects() + "," + F.listing() + #", {"Effect": "Allow", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::wif-personal/*", "#
+                + #""Condition": {"DateGreaterThan": {"aws:CurrentTime": "2099-01-01T00:00:00Z"}}}"#)
+        #expect(try F.prove(later, alphabet: "[0-9]").name != "proved")
+        let untilThen = try Self.denyOutside(#"{"DateLessThan": {"aws:CurrentTime": "2099-01-01T00:00:00Z"}}"#)
+        #expect(try F.prove(untilThen, alphabet: "[0-9]").name != "proved")
+        // A variable of the id with a default is not a fixed value either.
+        let prover = try Self.prover(tier: "admin")
+        let defaulted = try Self.denyOutside(#"{"StringEquals": {"aws:PrincipalTag/tier": "${graph.facebook.com:id, 'admin'}"}}"#)
+        #expect(prover.proveIsolation(identityPolicies: [defaulted], template: try PartitionTemplate("{id}/"), idKey: F.idKey).name != "proved")
+    }
+
+    @Test func ignoringCaseIsNeverConfinedWhereCaseCouldNameAnotherFolder() throws {
+        // Ids in capitals: `public/` ignoring case is the folder of user PUBLIC.
+        let publicFolder = try F.policy(
+            F.objects() + "," + F.listing(#"{"StringEqualsIgnoreCase": {"s3:prefix": "public/"}}"#))
+        #expect(try F.prove(publicFolder, alphabet: "[A-Z0-9]").name != "proved")
+        // Letters after the id could nest folders once case is folded.
+        let suffixed = try F.policy(
+            F.objects("arn:aws:s3:::wif-personal/${graph.facebook.com:id}X*") + ","
+                + F.listing(#"{"StringEqualsIgnoreCase": {"s3:prefix": "${graph.facebook.com:id}X"}}"#))
+        #expect(try F.prove(suffixed, template: "{id}X", alphabet: "[a-z]").name != "proved")
+        // One key, lowercase callers and capital owners: `abc` and `ABC` are two users.
+        let key = F.idKey
+        let listing = try F.policy(F.listing(#"{"StringEqualsIgnoreCase": {"s3:prefix": "${\#(key)}/"}}"#) + "," + F.objects())
+        let roles = try [("lower", "[a-z]"), ("upper", "[A-Z]")].map { name, alphabet in
+            IsolationRole(
+                name: name, policies: PolicyEvaluator(identityPolicies: [listing]), template: try PartitionTemplate("{id}/"),
+                idKey: key, alphabet: try IdentifierAlphabet(alphabet))
+        }
+        let answers = try F.prover().proveIsolation(across: roles)
+        #expect(answers.first { $0.caller == "lower" && $0.owner == "upper" }?.result.name != "proved", "\(answers)")
+    }
 }

@@ -107,7 +107,7 @@ extension IsolationProblem {
               case .strings(let patterns) = condition.values
         else { return false }
         return patterns.allSatisfy { pattern in
-            let prefix = SymbolicPrefix(pattern, idKey: self.idContextKey, fixed: self.fixed)
+            let prefix = SymbolicPrefix(pattern, idKey: self.idContextKey, fixed: self.fixed, known: self.fixedKeys)
             guard prefix.isComplete, !prefix.items.contains(.id) else { return false }
             let bytes = prefix.items.compactMap { item -> UInt8? in
                 if case .byte(let byte) = item { return byte }
@@ -153,7 +153,7 @@ extension IsolationProblem {
     }
 
     func prefix(_ pattern: ARNPattern) -> SymbolicPrefix {
-        SymbolicPrefix(pattern, idKey: self.idContextKey, fixed: self.fixed)
+        SymbolicPrefix(pattern, idKey: self.idContextKey, fixed: self.fixed, known: self.fixedKeys)
     }
 
     // MARK: Listing
@@ -201,7 +201,7 @@ extension IsolationProblem {
     /// and the folder's start compares the same in either case: both are compared in lowercase, and any
     /// other letter leaves the value unconfined.
     func prefixValueConfined(_ pattern: Pattern, ignoringCase: Bool = false) -> Bool {
-        var prefix = SymbolicPrefix(pattern, idKey: self.idContextKey, fixed: self.fixed)
+        var prefix = SymbolicPrefix(pattern, idKey: self.idContextKey, fixed: self.fixed, known: self.fixedKeys)
         guard ignoringCase else {
             switch self.relation(prefix, to: self.prefixTarget) {
             case .extendsTarget, .divergesBeforeId: return true
@@ -259,7 +259,7 @@ extension IsolationProblem {
 
     /// Whether the pattern has a variable that is neither the id nor a fixed key.
     func hasUnknownVariable(_ pattern: ARNPattern) -> Bool {
-        pattern.variables.contains { $0.key != self.idContextKey && self.fixed.resolve($0) == nil }
+        pattern.variables.contains { $0.key != self.idContextKey && !self.fixedKeys.contains($0.key) }
     }
 
     func mayMatchBucket(_ pattern: ARNPattern) -> Bool {

@@ -25,22 +25,23 @@ struct SymbolicPrefix: Sendable, Equatable {
     /// string that starts with them.
     var restIsStar = false
 
-    /// The prefix of a pattern (variables other than `idKey` take their value from `fixed`).
-    init(_ pattern: Pattern, tokens: Range<Int>? = nil, idKey: ContextKey, fixed: RequestContext) {
+    /// The prefix of a pattern (variables other than `idKey` take their value from `fixed`, when their key
+    /// is one of `known`, or any key when `known` is `nil`).
+    init(_ pattern: Pattern, tokens: Range<Int>? = nil, idKey: ContextKey, fixed: RequestContext, known: Set<ContextKey>? = nil) {
         self.items = []
         self.isComplete = true
         self.unknownVariable = nil
-        self.append(pattern, tokens: tokens ?? pattern.tokens.indices, idKey: idKey, fixed: fixed)
+        self.append(pattern, tokens: tokens ?? pattern.tokens.indices, idKey: idKey, fixed: fixed, known: known)
     }
 
     /// The prefix of an ARN pattern, with the colons between its parts put back.
-    init(_ pattern: ARNPattern, idKey: ContextKey, fixed: RequestContext) {
+    init(_ pattern: ARNPattern, idKey: ContextKey, fixed: RequestContext, known: Set<ContextKey>? = nil) {
         self.items = []
         self.isComplete = true
         self.unknownVariable = nil
         for (index, segment) in pattern.segments.enumerated() {
             if index > 0 { self.items.append(.byte(UInt8(ascii: ":"))) }
-            self.append(pattern.pattern, tokens: segment, idKey: idKey, fixed: fixed)
+            self.append(pattern.pattern, tokens: segment, idKey: idKey, fixed: fixed, known: known)
             guard self.isComplete else { return }
         }
     }
@@ -51,7 +52,9 @@ struct SymbolicPrefix: Sendable, Equatable {
         self.unknownVariable = nil
     }
 
-    private mutating func append(_ pattern: Pattern, tokens: Range<Int>, idKey: ContextKey, fixed: RequestContext) {
+    private mutating func append(
+        _ pattern: Pattern, tokens: Range<Int>, idKey: ContextKey, fixed: RequestContext, known: Set<ContextKey>?
+    ) {
         for tokenIndex in tokens {
             let token = pattern.tokens[tokenIndex]
             switch token.kind {
@@ -62,7 +65,7 @@ struct SymbolicPrefix: Sendable, Equatable {
                 let variable = pattern.variables[Int(token.start)]
                 if variable.key == idKey {
                     self.items.append(.id)
-                } else if let value = fixed.resolve(variable) {
+                } else if known?.contains(variable.key) ?? true, let value = fixed.resolve(variable) {
                     self.items += value.map { .byte($0) }
                 } else {
                     self.isComplete = false

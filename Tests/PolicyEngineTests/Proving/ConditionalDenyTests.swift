@@ -112,6 +112,10 @@ import PolicyEngine
         let prover = try Self.prover(tier: "admin")
         let defaulted = try Self.denyOutside(#"{"StringEquals": {"aws:PrincipalTag/tier": "${graph.facebook.com:id, 'admin'}"}}"#)
         #expect(prover.proveIsolation(identityPolicies: [defaulted], template: try PartitionTemplate("{id}/"), idKey: F.idKey).name != "proved")
+        // Nor in a resource: a session may carry the tag, with another user's id in it.
+        let tagged = try F.policy(
+            F.objects("arn:aws:s3:::wif-personal/${aws:PrincipalTag/folder, 'zz'}/*") + "," + F.listing())
+        #expect(try F.prove(tagged, alphabet: "[0-9]").name == "undecided")
     }
 
     @Test func ignoringCaseIsNeverConfinedWhereCaseCouldNameAnotherFolder() throws {

@@ -69,8 +69,11 @@ extension SigV4Canonical {
         Self.sortHeaders(&entries)
         var signedHeaders: [UInt8] = []
         Self.appendSignedHeaders(entries, to: &signedHeaders)
+        // Sized for the whole request at once: a session token alone is near a kilobyte.
         var buffer: [UInt8] = []
-        buffer.reserveCapacity(512)
+        buffer.reserveCapacity(
+            256 + path.utf8.count + query.utf8.count + 2 * signedHeaders.count
+                + entries.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 })
         signedHeaders.withUnsafeBufferPointer { signedHeaders in
             Self.appendCanonicalRequest(
                 method: method, path: path, query: query, extraQuery: [],

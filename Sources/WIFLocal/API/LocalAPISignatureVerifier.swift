@@ -29,7 +29,7 @@ struct LocalAPISignatureVerifier: APISignatureVerifier {
         guard case .session(let session) = authenticated.caller else {
             return APISignedCaller(roleArn: "arn:aws:iam::\(self.accountId):root", role: .authenticated)
         }
-        guard let context = self.authorizer.context(for: session, facts: .init(time: self.timeSource.now())) else {
+        guard let context = self.authorizer.serviceContext(for: session, time: self.timeSource.now()) else {
             throw .forbidden("the session's identity cannot be read", mode: .iam)
         }
         let decision = self.authorizer.decide(

@@ -103,6 +103,13 @@ final class S3Authorizer: Sendable {
         return context
     }
 
+    /// The request context of a session's call to another service (`execute-api`): the session's keys,
+    /// `aws:SourceIp`, `aws:SecureTransport` and the time, without S3's own keys. It is the prepared context
+    /// itself, so a call that adds no keys copies nothing.
+    func serviceContext(for session: LocalSession, sourceIp: String? = nil, time: Date) -> PolicyEngine.RequestContext? {
+        self.sessionContext(of: session, sourceIp: sourceIp, time: Timestamp(time))
+    }
+
     /// Decides one request.
     /// - Parameters:
     ///   - request: The action, resource and context (from ``context(for:facts:)`` plus operation keys).

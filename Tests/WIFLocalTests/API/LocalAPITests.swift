@@ -163,6 +163,31 @@ import WIFTestSupport
         }
     }
 
+    /// `execute-api:Invoke` is decided on the session's keys, not on S3's: a deny that tests S3's
+    /// `s3:authType` never applies to an API call, while one on the identity pool's `amr` does.
+    @Test func iamDecisionsSeeTheSessionsKeysAndNotS3s() async throws {
+        func denying(_ condition: String) -> String {
+            #"{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Action":"execute-api:Invoke","Resource":"*","#
+                + #""Condition":\#(condition)}]}"#
+        }
+        for (condition, status) in [
+            (#"{"StringEquals":{"s3:authType":"REST-HEADER"}}"#, 200),
+            (#"{"ForAnyValue:StringLike":{"cognito-identity.amazonaws.com:amr":"authenticated"}}"#, 403),
+        ] {
+            try await StackTestSupport.withDataDirectory { path in
+                var configuration = LocalConfiguration.default(dataDirectory: path)
+                let name = RoleDefinition.identityPoolAuthenticatedRole
+                let index = try #require(configuration.roles.firstIndex { $0.name == name })
+                configuration.roles[index].permissionPolicies.append(denying(condition))
+                try await LocalStack.run(configuration) { stack in
+                    let alice = Self.client(stack, try await Self.identityPool(stack, user: "alice"))
+                    let listed = try await alice.send("GET", "/Todo", mode: .iam)
+                    #expect(listed.response.status == status, "\(condition)")
+                }
+            }
+        }
+    }
+
     @Test func multiAuthFallsBackOnlyAfterAnAuthorizationFailure() async throws {
         try await StackTestSupport.withDataDirectory { path in
             try await LocalStack.run(.default(dataDirectory: path)) { stack in

@@ -1,7 +1,6 @@
 import AccessRules
 import Foundation
 import Logging
-import Synchronization
 import WIFCredentials
 import WIFFoundation
 import WIFHTTP
@@ -50,17 +49,14 @@ final class VerifiedTokenCache: Sendable {
     }
 
     static let capacity = 1024
-    private let entries = Mutex<[Substring: Entry]>([:])
+    private let entries = BoundedCache<Substring, Entry>(capacity: VerifiedTokenCache.capacity)
 
     func entry(_ token: Substring) -> Entry? {
-        self.entries.withLock { $0[token] }
+        self.entries[token]
     }
 
     func store(_ token: Substring, _ entry: Entry) {
-        self.entries.withLock { entries in
-            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-            entries[token] = entry
-        }
+        self.entries.store(entry, for: token)
     }
 }
 

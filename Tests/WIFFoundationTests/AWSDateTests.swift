@@ -63,4 +63,28 @@ struct AWSDateTests {
         #expect(PercentEncoding.value(of: "X-Amz-Date", in: "X-Amz-Datex=1&X-Amz-Date=20240501T120000Z") == "20240501T120000Z")
         #expect(PercentEncoding.value(of: "X-Amz-Date", in: "a=b") == nil)
     }
+
+    @Test("reads edges of queries: empty pairs at either end, = in a value, a name alone, a substring")
+    func queryEdges() {
+        let pairs = PercentEncoding.parameters("&a=b=c&&=v&name&", plusIsSpace: false)
+        #expect(pairs.map(\.name) == ["a", "", "name"])
+        #expect(pairs.map(\.value) == ["b=c", "v", ""])
+        #expect(PercentEncoding.parameters("", plusIsSpace: true).isEmpty)
+        let query = "?x=1&y=%41"
+        #expect(PercentEncoding.parameters(query.dropFirst(), plusIsSpace: false).map(\.value) == ["1", "A"])
+        #expect(PercentEncoding.value(of: "flag", in: "a=1&flag") == "")
+        #expect(PercentEncoding.value(of: "y", in: query.dropFirst()) == "A")
+        #expect(PercentEncoding.value(of: "a", in: "&&") == nil)
+        // A collection without contiguous storage is decoded as its bytes would be.
+        #expect(PercentEncoding.decode(Array("a%20b+c".utf8).lazy.map { $0 }, plusIsSpace: true) == "a b c")
+    }
+
+    @Test("quotes JSON strings: escapes, control characters, and other characters' UTF-8 kept")
+    func jsonQuoting() {
+        #expect(JSONWriter.quoted("plain") == "\"plain\"")
+        #expect(JSONWriter.quoted("") == "\"\"")
+        #expect(JSONWriter.quoted("a\"b\\c\nd\re\tf") == #""a\"b\\c\nd\re\tf""#)
+        #expect(JSONWriter.quoted("\u{01}x\u{1F}") == #""\u0001x\u001f""#)
+        #expect(JSONWriter.quoted("€ 🙂 é") == "\"€ 🙂 é\"")
+    }
 }

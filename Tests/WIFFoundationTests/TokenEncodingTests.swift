@@ -25,6 +25,16 @@ struct TokenEncodingTests {
         #expect(TokenEncoding.decodeBase64URL(Array(text.utf8)) == nil)
     }
 
+    @Test("Collections without contiguous storage encode and decode as their bytes do")
+    func nonContiguousInputs() {
+        let bytes: [UInt8] = Array(0...255)
+        let encoded = TokenEncoding.base64URL(bytes)
+        #expect(TokenEncoding.base64URL(bytes.lazy.map { $0 }) == encoded)
+        #expect(TokenEncoding.decodeBase64URL(Array(encoded.utf8).lazy.map { $0 }) == bytes)
+        #expect(TokenEncoding.decodeBase64URL(encoded.utf8.dropFirst(0)) == bytes)
+        #expect(TokenEncoding.hex(bytes.lazy.map { $0 }) == TokenEncoding.hex(bytes))
+    }
+
     @Test("Hex round-trips and refuses upper case, odd lengths and other characters")
     func hex() {
         let bytes: [UInt8] = [0x00, 0x7F, 0x80, 0xAB, 0xFF]

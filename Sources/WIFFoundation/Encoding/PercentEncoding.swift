@@ -87,16 +87,27 @@ package enum PercentEncoding {
     ///   - text: The encoded text, without `?`.
     ///   - plusIsSpace: Whether `+` stands for a space, as in form bodies and AWS query APIs.
     package static func parameters(_ text: some StringProtocol, plusIsSpace: Bool) -> [(name: String, value: String)] {
+        var text = String(text)
+        return text.withUTF8 { Self.parameters(bytes: $0, plusIsSpace: plusIsSpace) }
+    }
+
+    /// ``parameters(_:plusIsSpace:)`` over contiguous UTF-8: the work of every query and form read, in
+    /// code that needs no generic specialisation from its callers.
+    package static func parameters(bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool) -> [(name: String, value: String)] {
         var pairs: [(name: String, value: String)] = []
-        for part in text.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-            if let separator = part.firstIndex(of: UInt8(ascii: "=")) {
-                pairs.append((
-                    Self.decode(part[part.startIndex..<separator], plusIsSpace: plusIsSpace),
-                    Self.decode(part[part.index(after: separator)...], plusIsSpace: plusIsSpace)
-                ))
-            } else {
-                pairs.append((Self.decode(part, plusIsSpace: plusIsSpace), ""))
+        var start = 0
+        while start <= bytes.count {
+            var end = start
+            while end < bytes.count, bytes[end] != UInt8(ascii: "&") { end += 1 }
+            if end > start {
+                var separator = start
+                while separator < end, bytes[separator] != UInt8(ascii: "=") { separator += 1 }
+                let name = Self.decode(bytes: UnsafeBufferPointer(rebasing: bytes[start..<separator]), plusIsSpace: plusIsSpace)
+                let value = separator < end
+                    ? Self.decode(bytes: UnsafeBufferPointer(rebasing: bytes[(separator + 1)..<end]), plusIsSpace: plusIsSpace) : ""
+                pairs.append((name, value))
             }
+            start = end + 1
         }
         return pairs
     }
@@ -109,25 +120,41 @@ package enum PercentEncoding {
     /// - Returns: The value, or `nil` when the parameter is absent.
     package static func value(of name: String, in text: some StringProtocol) -> String? {
         let nameBytes = Array(name.utf8)
-        for part in text.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-            let separator = part.firstIndex(of: UInt8(ascii: "=")) ?? part.endIndex
-            guard part[part.startIndex..<separator].elementsEqual(nameBytes) else { continue }
-            if separator == part.endIndex { return "" }
-            return Self.decode(part[part.index(after: separator)...], plusIsSpace: false)
+        var text = String(text)
+        return text.withUTF8 { bytes -> String? in
+            var start = 0
+            while start < bytes.count {
+                var end = start
+                while end < bytes.count, bytes[end] != UInt8(ascii: "&") { end += 1 }
+                var separator = start
+                while separator < end, bytes[separator] != UInt8(ascii: "=") { separator += 1 }
+                if end > start, UnsafeBufferPointer(rebasing: bytes[start..<separator]).elementsEqual(nameBytes) {
+                    if separator == end { return "" }
+                    return Self.decode(bytes: UnsafeBufferPointer(rebasing: bytes[(separator + 1)..<end]), plusIsSpace: false)
+                }
+                start = end + 1
+            }
+            return nil
         }
-        return nil
     }
 
     /// Percent-decodes UTF-8 bytes; an escape that is not `%` and two hex digits is kept as written,
     /// and bytes that are not UTF-8 become U+FFFD.
     package static func decode(_ bytes: some Collection<UInt8>, plusIsSpace: Bool) -> String {
+        if let decoded = bytes.withContiguousStorageIfAvailable({ Self.decode(bytes: $0, plusIsSpace: plusIsSpace) }) {
+            return decoded
+        }
+        return Array(bytes).withUnsafeBufferPointer { Self.decode(bytes: $0, plusIsSpace: plusIsSpace) }
+    }
+
+    /// ``decode(_:plusIsSpace:)`` over contiguous bytes.
+    package static func decode(bytes input: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool) -> String {
         var needsWork = false
-        for byte in bytes where byte == UInt8(ascii: "%") || (plusIsSpace && byte == UInt8(ascii: "+")) {
+        for byte in input where byte == UInt8(ascii: "%") || (plusIsSpace && byte == UInt8(ascii: "+")) {
             needsWork = true
             break
         }
-        guard needsWork else { return String(decoding: bytes, as: UTF8.self) }
-        let input = Array(bytes)
+        guard needsWork else { return String(decoding: input, as: UTF8.self) }
         var output: [UInt8] = []
         output.reserveCapacity(input.count)
         var index = 0
@@ -148,6 +175,7 @@ package enum PercentEncoding {
 
     /// ``decode(_:plusIsSpace:)`` for text.
     package static func decode(_ text: some StringProtocol, plusIsSpace: Bool = false) -> String {
-        Self.decode(Array(text.utf8), plusIsSpace: plusIsSpace)
+        var text = String(text)
+        return text.withUTF8 { Self.decode(bytes: $0, plusIsSpace: plusIsSpace) }
     }
 }

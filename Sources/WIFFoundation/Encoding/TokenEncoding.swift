@@ -13,6 +13,12 @@ package enum TokenEncoding {
 
     /// Encodes bytes as unpadded base64url.
     package static func base64URL<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        if let encoded = bytes.withContiguousStorageIfAvailable({ Self.base64URL(bytes: $0) }) { return encoded }
+        return Array(bytes).withUnsafeBufferPointer { Self.base64URL(bytes: $0) }
+    }
+
+    /// ``base64URL(_:)`` over contiguous bytes.
+    package static func base64URL(bytes: UnsafeBufferPointer<UInt8>) -> String {
         var output = [UInt8]()
         output.reserveCapacity((bytes.count * 4 + 2) / 3)
         var iterator = bytes.makeIterator()
@@ -33,29 +39,44 @@ package enum TokenEncoding {
     /// - Returns: The bytes, or `nil` for a character outside the alphabet (padding included), an impossible
     ///   length, or non-zero trailing bits, so that each byte string has exactly one encoding.
     package static func decodeBase64URL<Text: Collection>(_ text: Text) -> [UInt8]? where Text.Element == UInt8 {
+        // Callers in other modules get this generic unspecialised; the work runs over contiguous bytes.
+        if let decoded = text.withContiguousStorageIfAvailable({ Self.decodeBase64URL(bytes: $0) }) { return decoded }
+        return Array(text).withUnsafeBufferPointer { Self.decodeBase64URL(bytes: $0) }
+    }
+
+    /// ``decodeBase64URL(_:)`` over contiguous bytes.
+    package static func decodeBase64URL(bytes text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let count = text.count
         guard count % 4 != 1 else { return nil }
-        var output = [UInt8]()
-        output.reserveCapacity(count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for byte in text {
-            let value = Self.decodeTable[Int(byte)]
-            guard value != 0xFF else { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-                accumulator &= (1 << UInt32(bits)) - 1
+        return Self.decodeTable.withUnsafeBufferPointer { table -> [UInt8]? in
+            var output = [UInt8]()
+            output.reserveCapacity(count * 3 / 4)
+            var accumulator: UInt32 = 0
+            var bits = 0
+            for byte in text {
+                let value = table[Int(byte)]
+                guard value != 0xFF else { return nil }
+                accumulator = accumulator << 6 | UInt32(value)
+                bits += 6
+                if bits >= 8 {
+                    bits -= 8
+                    output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+                    accumulator &= (1 << UInt32(bits)) - 1
+                }
             }
+            guard accumulator == 0 else { return nil }
+            return output
         }
-        guard accumulator == 0 else { return nil }
-        return output
     }
 
     /// Encodes bytes as lower-case hexadecimal.
     package static func hex<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        if let encoded = bytes.withContiguousStorageIfAvailable({ Self.hex(bytes: $0) }) { return encoded }
+        return Array(bytes).withUnsafeBufferPointer { Self.hex(bytes: $0) }
+    }
+
+    /// ``hex(_:)`` over contiguous bytes.
+    package static func hex(bytes: UnsafeBufferPointer<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var output = [UInt8]()
         output.reserveCapacity(bytes.count * 2)

@@ -29,17 +29,7 @@ extension TokenVerifier {
         let notBefore = try Self.time(claims, "nbf")
         let issuedAt = try Self.time(claims, "iat")
 
-        let now = self.currentTime
-        let leeway = self.tokenLeeway
-        guard now < expiration.addingReportingOverflow(leeway).partialValue else {
-            throw TokenRejection.expired(now: now, expiration: expiration)
-        }
-        if let notBefore, now.addingReportingOverflow(leeway).partialValue < notBefore {
-            throw TokenRejection.notYetValid(now: now, notBefore: notBefore)
-        }
-        if let issuedAt, now.addingReportingOverflow(leeway).partialValue < issuedAt {
-            throw TokenRejection.issuedInFuture(now: now, issuedAt: issuedAt)
-        }
+        try self.checkTimes(expiration: expiration, notBefore: notBefore, issuedAt: issuedAt)
 
         let authorizedParty: String?
         switch claims["azp"] {
@@ -87,8 +77,25 @@ extension TokenVerifier {
             ),
             expiresAt: expiration,
             sourceIdentity: sourceIdentity,
-            claims: claims
+            claims: claims,
+            notBefore: notBefore,
+            issuedAt: issuedAt
         )
+    }
+
+    /// `exp` has not passed and `nbf` and `iat` have, within ``tokenLeeway``, on the stack's clock.
+    func checkTimes(expiration: Int64, notBefore: Int64?, issuedAt: Int64?) throws(AWSErrorResponse) {
+        let now = self.currentTime
+        let leeway = self.tokenLeeway
+        guard now < expiration.addingReportingOverflow(leeway).partialValue else {
+            throw TokenRejection.expired(now: now, expiration: expiration)
+        }
+        if let notBefore, now.addingReportingOverflow(leeway).partialValue < notBefore {
+            throw TokenRejection.notYetValid(now: now, notBefore: notBefore)
+        }
+        if let issuedAt, now.addingReportingOverflow(leeway).partialValue < issuedAt {
+            throw TokenRejection.issuedInFuture(now: now, issuedAt: issuedAt)
+        }
     }
 
     /// A NumericDate claim in whole seconds; `nil` when absent.

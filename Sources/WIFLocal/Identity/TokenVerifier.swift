@@ -16,6 +16,10 @@ struct VerifiedToken: Sendable {
     var sourceIdentity: String?
     /// Every claim of an ID token, for identity pools' role mappings; empty for access tokens.
     var claims: [String: TokenJSON] = [:]
+    /// An ID token's `nbf`, if it has one.
+    var notBefore: Int64? = nil
+    /// An ID token's `iat`, if it has one.
+    var issuedAt: Int64? = nil
 }
 
 /// Verifies web-identity tokens as STS does, before any trust policy is looked at.
@@ -34,6 +38,11 @@ struct VerifiedToken: Sendable {
 /// naming a key that an issuer's JWKS URL did not list fetches the set again, at most once per
 /// ``KeyRingCache/minimumReloadInterval`` of the stack's clock, so keys the issuer rotates in are
 /// accepted without a restart.
+///
+/// An ID token that verified is remembered by its text (at most ``verifiedTokenCapacity`` of them), so
+/// the next call with it checks only `exp`, `nbf` and `iat` again, as a client that assumes a role
+/// with one token many times expects to pay for its signature once. A key the issuer withdraws
+/// therefore stops new tokens at once and tokens already seen when they expire.
 struct TokenVerifier: Sendable {
     /// The shortest token STS accepts.
     static let minimumTokenLength = 4
@@ -68,6 +77,11 @@ struct TokenVerifier: Sendable {
     private let stackKey: IssuerSigningKey
     private let externalKeySets: [Int: ExternalKeySet]
     private let cache = KeyRingCache()
+    /// ID tokens verified before, by their text: a client that presents one token for its whole life
+    /// pays for its signature and claims once, and each use checks only its times again.
+    private let verified = BoundedCache<String, VerifiedToken>(capacity: TokenVerifier.verifiedTokenCapacity)
+    /// The most verified ID tokens remembered.
+    static let verifiedTokenCapacity = 4096
     private let fetchJWKS: JWKSFetcher
 
     private enum ExternalKeySet: Sendable {
@@ -159,7 +173,13 @@ struct TokenVerifier: Sendable {
             if let providerId, !providerId.isEmpty {
                 return try self.verifyAccessToken(token, providerId: providerId)
             }
-            return try await self.verifyIDToken(Array(token.utf8))
+            if let known = self.verified[token], let expiration = known.expiresAt {
+                try self.checkTimes(expiration: expiration, notBefore: known.notBefore, issuedAt: known.issuedAt)
+                return known
+            }
+            let verified = try await self.verifyIDToken(Array(token.utf8))
+            self.verified.store(verified, for: token)
+            return verified
         } catch {
             self.logger.debug(
                 "web identity token refused",

@@ -136,6 +136,26 @@ struct TokenVerifierTests {
         }
     }
 
+    @Test("A token verified before is remembered, and its times are checked on every use")
+    func rememberedTokensKeepTheirTimeChecks() async throws {
+        try await withIdentityFixture { fixture in
+            let verifier = try fixture.verifier()
+            let token = try fixture.token("oidc", user: "carol")
+            let first = try await verifier.verify(token, providerId: nil)
+            let again = try await verifier.verify(token, providerId: nil)
+            #expect(again.identity == first.identity)
+            #expect(again.expiresAt == first.expiresAt)
+            // A clock set back past the leeway before the token's iat refuses the remembered token as
+            // it refused it unseen.
+            let issuedAt = try #require(first.issuedAt)
+            fixture.clock.advance(by: -Double(verifier.tokenLeeway + 1))
+            let error = await expectRejection("InvalidIdentityToken") { () async throws(AWSErrorResponse) in
+                try await verifier.verify(token, providerId: nil)
+            }
+            #expect(error?.message.contains("must not be before the issued-at date/time \(issuedAt)") == true)
+        }
+    }
+
     @Test("A later verification reuses the loaded keys")
     func repeatedVerification() async throws {
         try await withIdentityFixture { fixture in

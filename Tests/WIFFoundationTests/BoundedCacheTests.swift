@@ -1,0 +1,43 @@
+import Testing
+import WIFFoundation
+
+@Suite struct BoundedCacheTests {
+    @Test func keepsAtMostItsCapacityAndReplacesTheOldestFirst() {
+        let cache = BoundedCache<String, Int>(capacity: 3)
+        for (index, key) in ["a", "b", "c"].enumerated() { cache.store(index, for: key) }
+        #expect(cache.count == 3)
+        cache.store(3, for: "d")
+        #expect(cache.count == 3)
+        #expect(cache["a"] == nil)
+        #expect(cache["b"] == 1 && cache["c"] == 2 && cache["d"] == 3)
+        cache.store(4, for: "e")
+        #expect(cache["b"] == nil)
+        #expect(cache["c"] == 2)
+    }
+
+    @Test func storingAKeptKeyReplacesItsValueAndEvictsNothing() {
+        let cache = BoundedCache<String, Int>(capacity: 2)
+        cache.store(1, for: "a")
+        cache.store(2, for: "b")
+        cache.store(10, for: "a")
+        #expect(cache["a"] == 10 && cache["b"] == 2)
+        #expect(cache.count == 2)
+    }
+
+    @Test func makesAValueOnceAndStoresNoNil() {
+        let cache = BoundedCache<String, Int>(capacity: 4)
+        var made = 0
+        #expect(cache.value(for: "x") { made += 1; return 7 } == 7)
+        #expect(cache.value(for: "x") { made += 1; return 8 } == 7)
+        #expect(made == 1)
+        #expect(cache.value(for: "y") { nil } == nil)
+        #expect(cache.count == 1)
+    }
+
+    @Test func aCapacityBelowOneKeepsOne() {
+        let cache = BoundedCache<Int, Int>(capacity: 0)
+        cache.store(1, for: 1)
+        cache.store(2, for: 2)
+        #expect(cache.capacity == 1 && cache.count == 1 && cache[2] == 2)
+    }
+}

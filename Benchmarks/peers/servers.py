@@ -58,20 +58,62 @@ def wrk(endpoint, body, headers, seconds, connections, method="POST", path="/"):
     """Sends `method` with `body` and `headers` to `endpoint` + `path` under wrk for `seconds` over
     `connections` connections; returns (requests per second, p50 latency). Any non-2xx answer or socket
     error fails the run."""
-    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
-        script.write(f"wrk.method = {json.dumps(method)}\n")
-        for name, value in headers.items():
-            script.write(f"wrk.headers[{json.dumps(name)}] = {json.dumps(value)}\n")
-        if body is not None:
-            script.write(f"wrk.body = {json.dumps(body)}\n")
+    lines = [f"wrk.method = {json.dumps(method)}"]
+    lines += [f"wrk.headers[{json.dumps(name)}] = {json.dumps(value)}" for name, value in headers.items()]
+    if body is not None:
+        lines.append(f"wrk.body = {json.dumps(body)}")
+    return wrk_script(endpoint + path, "\n".join(lines) + "\n", seconds, connections)
+
+
+def wrk_bodies(endpoint, bodies_file, headers, seconds, connections):
+    """POSTs each line of `bodies_file` once, in turn, under wrk (two threads, each taking every other
+    line); returns (requests per second, p50 latency). A run that needs more lines than the file has
+    fails, since a body sent twice is no longer the fresh request it stands for."""
+    header_lines = "".join(f"  [{json.dumps(name)}] = {json.dumps(value)},\n" for name, value in headers.items())
+    script = f"""local threads = {{}}
+function setup(thread)
+  table.insert(threads, thread)
+  thread:set("id", #threads)
+end
+function init(args)
+  bodies = {{}}
+  for line in io.lines({json.dumps(bodies_file)}) do table.insert(bodies, line) end
+  index = id - 2
+  reused = 0
+end
+local headers = {{
+{header_lines}}}
+function request()
+  index = index + 2
+  if index > #bodies then
+    index = id
+    reused = 1
+  end
+  return wrk.format("POST", "/", headers, bodies[index])
+end
+function done(summary, latency, requests)
+  for _, thread in ipairs(threads) do
+    if thread:get("reused") == 1 then io.write("BODIES REUSED\\n") end
+  end
+end
+"""
+    return wrk_script(endpoint + "/", script, seconds, connections, fail_on="BODIES REUSED")
+
+
+def wrk_script(url, script, seconds, connections, fail_on=None):
+    """Runs wrk -t2 with a Lua `script` against `url`; returns (requests per second, p50 latency)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as file:
+        file.write(script)
     try:
         output = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s",
-                                 script.name, endpoint + path], check=True, capture_output=True, text=True).stdout
+                                 file.name, url], check=True, capture_output=True, text=True).stdout
     finally:
-        os.unlink(script.name)
+        os.unlink(file.name)
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
     if re.search(r"Non-2xx or 3xx responses: (\d+)", output) or re.search(r"Socket errors: (.*)", output):
-        raise RuntimeError(f"wrk against {endpoint} saw failures:\n{output}")
+        raise RuntimeError(f"wrk against {url} saw failures:\n{output}")
+    if fail_on and fail_on in output:
+        raise RuntimeError(f"wrk against {url} ran out of distinct requests; give it more:\n{output}")
     p50 = re.search(r"^\s+50%\s+(\S+)", output, re.MULTILINE).group(1)  # the latency distribution line
     return rate, p50
 
@@ -140,6 +182,13 @@ class LocalStack(Server):
         output = subprocess.run([self.tool, "local", "token", "--provider", provider, "--user", user,
                                  "--data-dir", self.data, "--json"], check=True, capture_output=True, text=True)
         return json.loads(output.stdout)
+
+    def tokens(self, user, count, provider="oidc"):
+        """`count` distinct tokens, for the users USER-1 to USER-count."""
+        output = subprocess.run([self.tool, "local", "token", "--provider", provider, "--user", user,
+                                 "--count", str(count), "--data-dir", self.data], check=True, capture_output=True,
+                                text=True)
+        return output.stdout.split()
 
 
 class Moto(Server):

@@ -15,6 +15,10 @@ extension WIFTool.Local {
                 prefix (the user's private folder) and expiration (ISO 8601): what the user federates into. \
                 --tag sub=alice puts a session tag in the ID token's https://aws.amazon.com/tags claim, which STS \
                 turns into aws:PrincipalTag/sub (repeat it for more tags or values).
+
+                --count N prints N tokens, one a line (with --json, one object a line), for the users \
+                USER-1 to USER-N: distinct tokens for load tests of STS, where a token seen before is not \
+                verified again.
                 """
         )
 
@@ -39,6 +43,12 @@ extension WIFTool.Local {
         @Option(name: .customLong("token-use"), help: "For a Cognito user pool profile (cognito-idp): id (the default) or access, the access token APIs in user pool mode take.")
         var tokenUse: String = TokenUse.id.rawValue
 
+        @Option(name: .long, help: "Print this many tokens, for the users USER-1 to USER-N, one a line (1 to \(Self.maximumCount)).")
+        var count: Int?
+
+        /// The most tokens one `--count` prints.
+        static let maximumCount = 100_000
+
         @Option(name: .customLong("tag"), help: "A session tag KEY=VALUE for the token's https://aws.amazon.com/tags claim; repeat for more.")
         var tags: [String] = []
 
@@ -58,6 +68,14 @@ extension WIFTool.Local {
             }
             if self.user.isEmpty || self.user.utf8.count > 255 {
                 throw ValidationError("--user must be 1 to 255 bytes long")
+            }
+            if let count = self.count {
+                guard (1...Self.maximumCount).contains(count) else {
+                    throw ValidationError("--count must be 1 to \(Self.maximumCount), not \(count)")
+                }
+                guard "\(self.user)-\(count)".utf8.count <= 255 else {
+                    throw ValidationError("--user must leave room for '-\(count)' within 255 bytes with --count")
+                }
             }
             if self.user.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0 == "/" }) {
                 throw ValidationError("--user must not contain '/' or control characters")
@@ -117,33 +135,42 @@ extension WIFTool.Local {
                 } catch {
                     throw CommandFailure(status: .usage, message: error.message)
                 }
-                let issued: DevelopmentToken
                 do throws(LocalStackError) {
                     federation = try LocalFederation(configuration: configuration, logger: self.options.makeLogger())
-                    issued = try federation.developmentToken(
-                        provider: self.provider, user: self.user, audience: self.audience, ttl: self.ttl, principalTags: self.principalTags,
-                        groups: self.groups, tokenUse: tokenUse)
                 } catch {
-                    // The arguments were checked in validate(): what is left is the data directory and its keys.
                     throw CommandFailure(status: .io, message: error.message)
                 }
-                guard self.options.json else {
-                    printRaw(issued.token + "\n")
-                    return
-                }
-                let output = Output(
-                    token: issued.token,
-                    provider: issued.provider,
-                    user: issued.user,
-                    providerId: issued.providerId,
-                    roleArn: issued.roleArn,
-                    bucket: issued.bucket,
-                    prefix: issued.prefix,
-                    expiration: issued.expiration.formatted(.iso8601)
-                )
+                let users = self.count.map { count in (1...count).map { "\(self.user)-\($0)" } } ?? [self.user]
                 let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-                printRaw(String(decoding: try encoder.encode(output), as: UTF8.self) + "\n")
+                encoder.outputFormatting = self.count == nil ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+                var lines = ""
+                for user in users {
+                    let issued: DevelopmentToken
+                    do throws(LocalStackError) {
+                        issued = try federation.developmentToken(
+                            provider: self.provider, user: user, audience: self.audience, ttl: self.ttl, principalTags: self.principalTags,
+                            groups: self.groups, tokenUse: tokenUse)
+                    } catch {
+                        // The arguments were checked in validate(): what is left is the data directory and its keys.
+                        throw CommandFailure(status: .io, message: error.message)
+                    }
+                    guard self.options.json else {
+                        lines += issued.token + "\n"
+                        continue
+                    }
+                    let output = Output(
+                        token: issued.token,
+                        provider: issued.provider,
+                        user: issued.user,
+                        providerId: issued.providerId,
+                        roleArn: issued.roleArn,
+                        bucket: issued.bucket,
+                        prefix: issued.prefix,
+                        expiration: issued.expiration.formatted(.iso8601)
+                    )
+                    lines += String(decoding: try encoder.encode(output), as: UTF8.self) + "\n"
+                }
+                printRaw(lines)
             }
         }
     }

@@ -143,6 +143,27 @@ import WIFTestSupport
         #expect(lines.first?.split(separator: ".").count == 3)
     }
 
+    @Test func countPrintsDistinctTokensForNumberedUsers() throws {
+        let home = try ToolRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let environment = ToolRunner.cleanEnvironment(home: home)
+        let plain = try ToolRunner.run(["local", "token", "--provider", "oidc", "--user", "load", "--count", "3"], environment: environment)
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let tokens = plain.stdout.split(separator: "\n")
+        #expect(tokens.count == 3)
+        #expect(Set(tokens).count == 3)
+        let json = try ToolRunner.run(
+            ["local", "token", "--provider", "google", "--user", "load", "--count", "2", "--json"], environment: environment)
+        #expect(json.status == 0, "\(json.stderr)")
+        let users = try json.stdout.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["user"] as? String
+        }
+        #expect(users == ["load-1", "load-2"])
+        let refused = try ToolRunner.run(["local", "token", "--provider", "oidc", "--user", "load", "--count", "0"], environment: environment)
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("--count must be 1 to"))
+    }
+
     @Test func aTokenIsSignedWithTheKeyTheServerPublishes() async throws {
         let home = try ToolRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: home) }

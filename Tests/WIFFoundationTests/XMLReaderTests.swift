@@ -60,6 +60,17 @@ struct XMLReaderTests {
         }
     }
 
+    @Test("escaping writes entities and character references, and keeps other characters' UTF-8")
+    func escapes() {
+        #expect(XMLWriter.escape("a&b<c>\"d\"'e'") == "a&amp;b&lt;c&gt;&quot;d&quot;&apos;e&apos;")
+        #expect(XMLWriter.escape("tab\there\r\n\u{0}\u{7F}") == "tab&#x9;here&#xD;&#xA;&#x0;&#x7F;")
+        // C1 controls are references; U+00A0 and U+00C2, whose UTF-8 also starts with 0xC2 or is it, are not.
+        #expect(XMLWriter.escape("\u{80}x\u{9F}") == "&#x80;x&#x9F;")
+        #expect(XMLWriter.escape("\u{A0}Â é 🐈") == "\u{A0}Â é 🐈")
+        #expect(XMLWriter.escape("") == "")
+        #expect(XMLWriter.escape("\u{C2}") == "\u{C2}")
+    }
+
     @Test("namespaces resolve through prefixes and the default namespace")
     func namespaces() throws {
         let root = try Self.parse("""

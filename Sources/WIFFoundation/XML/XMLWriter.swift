@@ -31,25 +31,40 @@ package struct XMLWriter: Sendable {
     /// character become character references, so that XML's line-end and attribute normalisation
     /// cannot change the text (an S3 key may hold a carriage return).
     package static func escape(_ text: String) -> String {
-        guard text.utf8.contains(where: { Self.needsEscape($0) }) else { return text }
-        var result = ""
-        result.reserveCapacity(text.utf8.count + 16)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            default:
-                if Self.isControl(scalar) {
-                    result += "&#x" + String(scalar.value, radix: 16, uppercase: true) + ";"
-                } else {
-                    result.unicodeScalars.append(scalar)
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.contains(where: Self.needsEscape) else { return String(decoding: bytes, as: UTF8.self) }
+            var output: [UInt8] = []
+            output.reserveCapacity(bytes.count + 16)
+            var runStart = 0
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                // 0xC2 0x80–0x9F is a C1 control; 0xC2 before anything else is an ordinary character.
+                let isC1 = byte == 0xC2 && index + 1 < bytes.count && (0x80...0x9F).contains(bytes[index + 1])
+                guard Self.needsEscape(byte), byte != 0xC2 || isC1 else {
+                    index += 1
+                    continue
                 }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                let replacement: String
+                switch byte {
+                case UInt8(ascii: "&"): replacement = "&amp;"
+                case UInt8(ascii: "<"): replacement = "&lt;"
+                case UInt8(ascii: ">"): replacement = "&gt;"
+                case UInt8(ascii: "\""): replacement = "&quot;"
+                case UInt8(ascii: "'"): replacement = "&apos;"
+                default:
+                    let value = isC1 ? UInt32(bytes[index + 1]) : UInt32(byte)
+                    replacement = "&#x" + String(value, radix: 16, uppercase: true) + ";"
+                }
+                output.append(contentsOf: replacement.utf8)
+                index += isC1 ? 2 : 1
+                runStart = index
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+            return String(decoding: output, as: UTF8.self)
         }
-        return result
     }
 
     /// Whether a scalar is a C0 or C1 control character or DEL.

@@ -59,7 +59,7 @@ struct CognitoIdentityService: Sendable {
     ///   - sourceIp: The client's address; a call over TLS or not makes no difference here.
     /// - Returns: The operation's JSON document, or an error document.
     func respond(to request: Request, body: ByteBuffer) async -> Response {
-        let requestId = UUID().uuidString.lowercased()
+        let requestId = RequestID.uuid()
         let operation = String((request.headers[Self.targetHeader] ?? "").dropFirst(Self.targetPrefix.count))
         do {
             let input = try Self.parse(body)

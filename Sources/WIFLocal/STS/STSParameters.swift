@@ -33,8 +33,14 @@ struct STSParameters: Sendable {
     /// Whether a `Content-Type` is a form (`application/x-www-form-urlencoded`, with or without a charset).
     static func isForm(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
-        let mediaType = contentType.prefix { $0 != ";" }.trimmingSpaces
-        return mediaType.lowercased() == "application/x-www-form-urlencoded"
+        let form = "application/x-www-form-urlencoded".utf8
+        let utf8 = contentType.utf8
+        var mediaType = utf8.prefix { $0 != UInt8(ascii: ";") }[...]
+        while mediaType.first == UInt8(ascii: " ") { mediaType = mediaType.dropFirst() }
+        while mediaType.last == UInt8(ascii: " ") { mediaType = mediaType.dropLast() }
+        // ASCII case folding: the name is ASCII, so any other byte fails to match it anyway.
+        return mediaType.count == form.count
+            && zip(mediaType, form).allSatisfy { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }
     }
 
     /// The value of a parameter.
@@ -57,14 +63,5 @@ struct STSParameters: Sendable {
             if let index = Int(number), index >= 1 { members.append((index, value)) }
         }
         return members.sorted { $0.0 < $1.0 }.map(\.1)
-    }
-}
-
-extension Substring {
-    fileprivate var trimmingSpaces: Substring {
-        var text = self
-        while text.first == " " { text = text.dropFirst() }
-        while text.last == " " { text = text.dropLast() }
-        return text
     }
 }

@@ -58,7 +58,7 @@ struct STSService: Sendable {
     ///   - body: The request's body as received.
     /// - Returns: The action's XML document, or an `ErrorResponse` document.
     func respond(to request: Request, body: ByteBuffer) async -> Response {
-        let requestId = UUID().uuidString.lowercased()
+        let requestId = RequestID.uuid()
         let parameters = STSParameters(request: request, body: body)
         do {
             return try await self.perform(parameters, request: request, body: body, requestId: requestId)

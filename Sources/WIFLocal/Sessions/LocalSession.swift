@@ -97,10 +97,11 @@ struct LocalSession: Codable, Sendable, Hashable {
     /// `arn:aws:sts::ACCOUNT:assumed-role/ROLE/SESSION`.
     var assumedRoleArn: String {
         // arn:aws:iam::ACCOUNT:role/PATH/NAME → arn:aws:sts::ACCOUNT:assumed-role/NAME/SESSION
-        let parts = self.roleArn.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
-        let partition = parts.count > 1 ? parts[1] : "aws"
-        let account = parts.count > 4 ? parts[4] : ""
-        let roleName = self.roleArn.split(separator: "/").last.map(String.init) ?? ""
+        // Read over UTF-8 (every delimiter is ASCII): this runs for every session issued.
+        let fields = self.roleArn.utf8.split(separator: UInt8(ascii: ":"), maxSplits: 5, omittingEmptySubsequences: false)
+        let partition = fields.count > 1 ? Substring(fields[1]) : "aws"
+        let account = fields.count > 4 ? Substring(fields[4]) : ""
+        let roleName = self.roleArn.utf8.split(separator: UInt8(ascii: "/")).last.map { Substring($0) } ?? ""
         return "arn:\(partition):sts::\(account):assumed-role/\(roleName)/\(self.sessionName)"
     }
 }

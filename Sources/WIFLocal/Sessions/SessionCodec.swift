@@ -16,24 +16,21 @@ struct SessionCodec: Sendable {
     static func makeAccessKeyId(prefix: String = "ASIA") -> String {
         // 32 symbols, so the low five bits of a random byte pick one uniformly; one draw of 128 bits
         // serves all sixteen.
+        // The random bytes come from the cryptographic generator's buffer rather than a system call each.
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)
-        var generator = SystemRandomNumberGenerator()
-        let random = (generator.next() as UInt64, generator.next() as UInt64)
-        var id = prefix
-        id.reserveCapacity(prefix.utf8.count + 16)
-        for index in 0..<16 {
-            let word = index < 8 ? random.0 : random.1
-            let byte = UInt8(truncatingIfNeeded: word >> UInt64((index % 8) * 8))
-            id.unicodeScalars.append(Unicode.Scalar(alphabet[Int(byte & 31)]))
+        var id = Array(prefix.utf8)
+        id.reserveCapacity(id.count + 16)
+        SymmetricKey(size: .bits128).withUnsafeBytes { random in
+            for byte in random { id.append(alphabet[Int(byte & 31)]) }
         }
-        return id
+        return String(decoding: id, as: UTF8.self)
     }
 
     /// A new random secret access key of 40 characters.
     static func makeSecretAccessKey() -> String {
         let key = SymmetricKey(size: .init(bitCount: 240))
-        return key.withUnsafeBytes { Data($0) }.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "A")
+        let encoded = key.withUnsafeBytes { Data($0) }.base64EncodedString()
+        return String(decoding: encoded.utf8.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: "A") : $0 }, as: UTF8.self)
     }
 
     /// Seals a session into its session token.

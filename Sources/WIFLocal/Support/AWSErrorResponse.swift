@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -75,11 +76,14 @@ struct AWSErrorResponse: Error, Sendable, CustomStringConvertible {
 
 extension Response {
     /// An XML response with the AWS request id headers.
+    static let requestIdName = HTTPField.Name("x-amz-request-id")!
+    static let amznRequestIdName = HTTPField.Name("x-amzn-RequestId")!
+
     static func xml(_ body: String, status: HTTPResponse.Status = .ok, requestId: String) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/xml"
-        headers[HTTPField.Name("x-amz-request-id")!] = requestId
-        headers[HTTPField.Name("x-amzn-RequestId")!] = requestId
+        headers[Self.requestIdName] = requestId
+        headers[Self.amznRequestIdName] = requestId
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 }
@@ -91,5 +95,22 @@ enum RequestID {
         let value = generator.next() as UInt64
         let hex = String(value, radix: 16, uppercase: true)
         return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// A random (version 4) UUID in lower case, as STS and Cognito give: `UUID()` asks the kernel for
+    /// its bytes on every call, which a server answering thousands of calls a second feels.
+    static func uuid() -> String {
+        var bytes = SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        let hex = TokenEncoding.hex(bytes)
+        let utf8 = Array(hex.utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (index, byte) in utf8.enumerated() {
+            if index == 8 || index == 12 || index == 16 || index == 20 { text.append(UInt8(ascii: "-")) }
+            text.append(byte)
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

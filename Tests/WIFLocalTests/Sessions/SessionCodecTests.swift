@@ -40,6 +40,45 @@ struct SessionCodecTests {
         #expect(codec.open(bytes.base64EncodedString()) == nil)
     }
 
+    @Test("secret keys are 40 characters of base64 without '+', and differ; request ids are version 4 UUIDs")
+    func secretsAndRequestIds() {
+        let secrets = (0..<64).map { _ in SessionCodec.makeSecretAccessKey() }
+        #expect(Set(secrets).count == 64)
+        let base64 = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/".utf8)
+        #expect(secrets.allSatisfy { $0.utf8.count == 40 && $0.utf8.allSatisfy(base64.contains) })
+        let ids = (0..<64).map { _ in RequestID.uuid() }
+        #expect(Set(ids).count == 64)
+        for id in ids {
+            let parsed = UUID(uuidString: id)
+            #expect(parsed != nil && id == id.lowercased(), "\(id)")
+            let characters = Array(id)
+            #expect(characters[14] == "4" && "89ab".contains(characters[19]), "\(id)")
+        }
+    }
+
+    @Test("an assumed role's ARN names the role's last path element and the session")
+    func assumedRoleArns() {
+        func arn(_ roleArn: String) -> String {
+            var session = Self.minimal
+            session.roleArn = roleArn
+            return session.assumedRoleArn
+        }
+        let name = Self.minimal.sessionName
+        #expect(arn("arn:aws:iam::123456789012:role/team/app") == "arn:aws:sts::123456789012:assumed-role/app/\(name)")
+        #expect(arn("arn:aws-cn:iam::1:role/r") == "arn:aws-cn:sts::1:assumed-role/r/\(name)")
+        #expect(arn("arn:aws:iam::1:role/a/") == "arn:aws:sts::1:assumed-role/a/\(name)")
+    }
+
+    @Test("form bodies are recognised by their media type in any case, with parameters and spaces")
+    func formContentTypes() {
+        for type in ["application/x-www-form-urlencoded", "Application/X-WWW-Form-Urlencoded; charset=utf-8", "  application/x-www-form-urlencoded ;x=y"] {
+            #expect(STSParameters.isForm(type), "\(type)")
+        }
+        for type in [nil, "", "application/json", "application/x-www-form-urlencodedx", "application/x-www-form-urlencoded-"] {
+            #expect(!STSParameters.isForm(type), "\(type ?? "nil")")
+        }
+    }
+
     @Test("access key ids are ASIA and 16 of the 32 base-32 symbols, and differ")
     func accessKeyIds() {
         let ids = (0..<2000).map { _ in SessionCodec.makeAccessKeyId() }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WIFFoundation
 
 /// Seals sessions into session tokens and opens them again, with AES-GCM under a key kept in the data
 /// directory. A token cannot be read, forged or altered without the key; the access key id and secret are
@@ -16,27 +17,24 @@ struct SessionCodec: Sendable {
     static func makeAccessKeyId(prefix: String = "ASIA") -> String {
         // 32 symbols, so the low five bits of a random byte pick one uniformly; one draw of 128 bits
         // serves all sixteen.
-        // The random bytes come from the cryptographic generator's buffer rather than a system call each.
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)
         var id = Array(prefix.utf8)
         id.reserveCapacity(id.count + 16)
-        SymmetricKey(size: .bits128).withUnsafeBytes { random in
-            for byte in random { id.append(alphabet[Int(byte & 31)]) }
-        }
+        for byte in SecureRandom.bytes(16) { id.append(alphabet[Int(byte & 31)]) }
         return String(decoding: id, as: UTF8.self)
     }
 
     /// A new random secret access key of 40 characters.
     static func makeSecretAccessKey() -> String {
-        let key = SymmetricKey(size: .init(bitCount: 240))
-        let encoded = key.withUnsafeBytes { Data($0) }.base64EncodedString()
+        let encoded = Data(SecureRandom.bytes(30)).base64EncodedString()
         return String(decoding: encoded.utf8.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: "A") : $0 }, as: UTF8.self)
     }
 
     /// Seals a session into its session token.
     func seal(_ session: LocalSession) throws -> String {
         let plaintext = Array(session.sealedJSON().utf8)
-        let box = try AES.GCM.seal(plaintext, using: self.key, authenticating: [Self.version])
+        let box = try AES.GCM.seal(
+            plaintext, using: self.key, nonce: try AES.GCM.Nonce(data: SecureRandom.bytes(12)), authenticating: [Self.version])
         guard let combined = box.combined else { throw LocalStackError("cannot seal a session") }
         var token = Data([Self.version])
         token.append(combined)

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -97,10 +96,9 @@ enum RequestID {
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
-    /// A random (version 4) UUID in lower case, as STS and Cognito give: `UUID()` asks the kernel for
-    /// its bytes on every call, which a server answering thousands of calls a second feels.
+    /// A random (version 4) UUID in lower case, as STS and Cognito give, its bytes drawn in one call.
     static func uuid() -> String {
-        var bytes = SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) }
+        var bytes = SecureRandom.bytes(16)
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
         let hex = TokenEncoding.hex(bytes)

@@ -197,21 +197,33 @@ extension STSService {
 
     /// `arn:PARTITION:iam::ACCOUNT:role/[PATH/]NAME` with a 12-digit account.
     static func isRoleARN(_ arn: String) -> Bool {
-        let parts = arn.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
-        guard parts.count == 6, parts[0] == "arn", !parts[1].isEmpty, parts[2] == "iam", parts[3].isEmpty,
-            parts[4].utf8.count == 12, parts[4].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-            parts[5].hasPrefix("role/"), !parts[5].hasSuffix("/"), parts[5].utf8.count > 5
-        else { return false }
-        return true
+        guard let fields = Self.iamARNFields(arn) else { return false }
+        return Self.isAccountId(fields.account) && Self.isNamed(fields.resource, kind: "role/")
     }
 
     /// `arn:PARTITION:iam::ACCOUNT-OR-aws:policy/[PATH/]NAME`.
     static func isPolicyARN(_ arn: String) -> Bool {
-        let parts = arn.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
-        guard parts.count == 6, parts[0] == "arn", !parts[1].isEmpty, parts[2] == "iam", parts[3].isEmpty,
-            parts[4] == "aws" || (parts[4].utf8.count == 12 && parts[4].utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-            parts[5].hasPrefix("policy/"), !parts[5].hasSuffix("/"), parts[5].utf8.count > 7
-        else { return false }
-        return true
+        guard let fields = Self.iamARNFields(arn) else { return false }
+        return (fields.account.elementsEqual("aws".utf8) || Self.isAccountId(fields.account))
+            && Self.isNamed(fields.resource, kind: "policy/")
+    }
+
+    /// The account and resource of `arn:PARTITION:iam::ACCOUNT:RESOURCE`, read over UTF-8 (each
+    /// delimiter is ASCII); `nil` for another shape.
+    private static func iamARNFields(_ arn: String) -> (account: Substring.UTF8View, resource: Substring.UTF8View)? {
+        let parts = arn.utf8.split(separator: UInt8(ascii: ":"), maxSplits: 5, omittingEmptySubsequences: false)
+        guard parts.count == 6, parts[0].elementsEqual("arn".utf8), !parts[1].isEmpty, parts[2].elementsEqual("iam".utf8),
+            parts[3].isEmpty
+        else { return nil }
+        return (parts[4], parts[5])
+    }
+
+    private static func isAccountId(_ field: Substring.UTF8View) -> Bool {
+        field.count == 12 && field.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
+
+    /// `KIND[PATH/]NAME`: the kind, then a name that does not end in `/`.
+    private static func isNamed(_ resource: Substring.UTF8View, kind: String) -> Bool {
+        resource.starts(with: kind.utf8) && resource.count > kind.utf8.count && resource.last != UInt8(ascii: "/")
     }
 }

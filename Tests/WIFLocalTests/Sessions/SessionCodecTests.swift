@@ -79,6 +79,24 @@ struct SessionCodecTests {
         }
     }
 
+    @Test("role and policy ARNs are told from other ARNs")
+    func arnShapes() {
+        for arn in ["arn:aws:iam::123456789012:role/app", "arn:aws-cn:iam::123456789012:role/team/app"] {
+            #expect(STSService.isRoleARN(arn), "\(arn)")
+        }
+        for arn in [
+            "arn:aws:iam::123456789012:role/", "arn:aws:iam::123456789012:role/app/", "arn:aws:iam::12345678901:role/app",
+            "arn:aws:iam:us-east-1:123456789012:role/app", "arn:aws:s3:::bucket/role/app", "arn::iam::123456789012:role/app",
+            "arn:aws:iam::123456789012:user/app", "arn:aws:iam::aws:role/app", "ARN:aws:iam::123456789012:role/app", "",
+        ] {
+            #expect(!STSService.isRoleARN(arn), "\(arn)")
+        }
+        #expect(STSService.isPolicyARN("arn:aws:iam::aws:policy/ReadOnlyAccess"))
+        #expect(STSService.isPolicyARN("arn:aws:iam::123456789012:policy/team/read"))
+        #expect(!STSService.isPolicyARN("arn:aws:iam::aws:policy/"))
+        #expect(!STSService.isPolicyARN("arn:aws:iam::123456789012:role/read"))
+    }
+
     @Test("access key ids are ASIA and 16 of the 32 base-32 symbols, and differ")
     func accessKeyIds() {
         let ids = (0..<2000).map { _ in SessionCodec.makeAccessKeyId() }

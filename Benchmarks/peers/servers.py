@@ -54,20 +54,20 @@ def assume(endpoint, token, role_arn, session_name="bench"):
             "AWS_SESSION_TOKEN": field("SessionToken")}
 
 
-def wrk(endpoint, body, headers, seconds, connections, method="POST", path="/"):
+def wrk(endpoint, body, headers, seconds, connections, method="POST", path="/", p99=False):
     """Sends `method` with `body` and `headers` to `endpoint` + `path` under wrk for `seconds` over
-    `connections` connections; returns (requests per second, p50 latency). Any non-2xx answer or socket
-    error fails the run."""
+    `connections` connections; returns (requests per second, p50 latency), and the p99 latency third
+    when asked. Any non-2xx answer or socket error fails the run."""
     lines = [f"wrk.method = {json.dumps(method)}"]
     lines += [f"wrk.headers[{json.dumps(name)}] = {json.dumps(value)}" for name, value in headers.items()]
     if body is not None:
         lines.append(f"wrk.body = {json.dumps(body)}")
-    return wrk_script(endpoint + path, "\n".join(lines) + "\n", seconds, connections)
+    return wrk_script(endpoint + path, "\n".join(lines) + "\n", seconds, connections, p99=p99)
 
 
 def wrk_bodies(endpoint, bodies_file, headers, seconds, connections):
     """POSTs each line of `bodies_file` once, in turn, under wrk (two threads, each taking every other
-    line); returns (requests per second, p50 latency). A run that needs more lines than the file has
+    line); returns (requests per second, p50 latency, p99 latency). A run that needs more lines than the file has
     fails, since a body sent twice is no longer the fresh request it stands for."""
     header_lines = "".join(f"  [{json.dumps(name)}] = {json.dumps(value)},\n" for name, value in headers.items())
     script = f"""local threads = {{}}
@@ -97,11 +97,12 @@ function done(summary, latency, requests)
   end
 end
 """
-    return wrk_script(endpoint + "/", script, seconds, connections, fail_on="BODIES REUSED")
+    return wrk_script(endpoint + "/", script, seconds, connections, fail_on="BODIES REUSED", p99=True)
 
 
-def wrk_script(url, script, seconds, connections, fail_on=None):
-    """Runs wrk -t2 with a Lua `script` against `url`; returns (requests per second, p50 latency)."""
+def wrk_script(url, script, seconds, connections, fail_on=None, p99=False):
+    """Runs wrk -t2 with a Lua `script` against `url`; returns (requests per second, p50 latency), and
+    the p99 latency third when asked."""
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as file:
         file.write(script)
     try:
@@ -115,6 +116,8 @@ def wrk_script(url, script, seconds, connections, fail_on=None):
     if fail_on and fail_on in output:
         raise RuntimeError(f"wrk against {url} ran out of distinct requests; give it more:\n{output}")
     p50 = re.search(r"^\s+50%\s+(\S+)", output, re.MULTILINE).group(1)  # the latency distribution line
+    if p99:
+        return rate, p50, re.search(r"^\s+99%\s+(\S+)", output, re.MULTILINE).group(1)
     return rate, p50
 
 

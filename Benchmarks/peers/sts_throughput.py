@@ -39,7 +39,8 @@ def check_once(endpoint, body):
 
 
 def wrk(endpoint, body):
-    return servers.wrk(endpoint, body, {"Content-Type": "application/x-www-form-urlencoded"}, SECONDS, CONNECTIONS)
+    return servers.wrk(endpoint, body, {"Content-Type": "application/x-www-form-urlencoded"}, SECONDS, CONNECTIONS,
+                       p99=True)
 
 
 def fresh(endpoint, tokens, role_arn, work):
@@ -82,9 +83,9 @@ def main():
                             fresh_results)]:
         ours = results["swift-wif local"][0]
         print(f"\n{title}")
-        print(f"{'server':<18} {'requests/s':>11} {'p50':>9} {'swift-wif ×':>12}")
-        for name, (rate, p50) in results.items():
-            print(f"{name:<18} {rate:>11,.0f} {p50:>9} {ours / rate:>11.2f}×")
+        print(f"{'server':<18} {'requests/s':>11} {'p50':>9} {'p99':>9} {'swift-wif ×':>12}")
+        for name, (rate, p50, p99) in results.items():
+            print(f"{name:<18} {rate:>11,.0f} {p50:>9} {p99:>9} {ours / rate:>11.2f}×")
     target = fresh_results["swift-wif local"][0] / fresh_results["SeaweedFS"][0]
     print(f"\ntarget: the local stack at 1.5× SeaweedFS's rate or more: repeated "
           f"{repeated['swift-wif local'][0] / repeated['SeaweedFS'][0]:.2f}×, fresh {target:.2f}×")

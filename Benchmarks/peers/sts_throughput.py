@@ -6,6 +6,7 @@ and then checks only its times), and with a fresh token on every request, so tha
 verified in full. Every server must answer 200 to every request, or the run fails.
 Usage: sts_throughput.py [seconds] [connections]"""
 import os
+import shutil
 import tempfile
 import json
 import sys
@@ -57,6 +58,14 @@ def main():
     tool = servers.wif_tool()
     repeated, fresh_results = {}, {}
     work = tempfile.mkdtemp(prefix="wif-bench-sts-")
+    try:
+        measure(tool, work, repeated, fresh_results)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    report(repeated, fresh_results)
+
+
+def measure(tool, work, repeated, fresh_results):
     with servers.LocalStack(tool) as local:
         grant = local.token("alice")
         tokens = local.tokens("bench", FRESH_TOKENS)
@@ -76,6 +85,9 @@ def main():
             check_once(weed.endpoint, weed_body)
             repeated["SeaweedFS"] = wrk(weed.endpoint, weed_body)
             fresh_results["SeaweedFS"] = fresh(weed.endpoint, tokens, weed_role, work)
+
+
+def report(repeated, fresh_results):
     print(f"AssumeRoleWithWebIdentity, wrk -t2 -c{CONNECTIONS}, one machine (client and server share it)")
     for title, results in [(f"one token repeated, {SECONDS} s (the local stack verifies it once, then checks its times)",
                             repeated),

@@ -25,7 +25,10 @@ final class SessionTokenCache: Sendable {
     /// - Parameter token: A session token as received.
     /// - Returns: The session, or `nil` when the token is not one of this stack's.
     func session(for token: String) -> LocalSession? {
-        self.sessions.value(for: token) { self.codec.open(token) }
+        // Strings compare by canonical equivalence; a token is base64, so only ASCII text is looked up, and
+        // a token with a character swapped for an equivalent one cannot find the original's session.
+        guard token.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        return self.sessions.value(for: token) { self.codec.open(token) }
     }
 
     /// How many sessions are cached.

@@ -173,12 +173,15 @@ struct TokenVerifier: Sendable {
             if let providerId, !providerId.isEmpty {
                 return try self.verifyAccessToken(token, providerId: providerId)
             }
-            if let known = self.verified[token], let expiration = known.expiresAt {
+            // Strings compare by canonical equivalence, so only ASCII text (which every JWS is) is looked up:
+            // otherwise a token with a character swapped for an equivalent one would find the original.
+            let remembered = token.utf8.allSatisfy { $0 < 0x80 }
+            if remembered, let known = self.verified[token], let expiration = known.expiresAt {
                 try self.checkTimes(expiration: expiration, notBefore: known.notBefore, issuedAt: known.issuedAt)
                 return known
             }
             let verified = try await self.verifyIDToken(Array(token.utf8))
-            self.verified.store(verified, for: token)
+            if remembered { self.verified.store(verified, for: token) }
             return verified
         } catch {
             self.logger.debug(

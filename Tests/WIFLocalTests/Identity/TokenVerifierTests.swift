@@ -156,6 +156,23 @@ struct TokenVerifierTests {
         }
     }
 
+    @Test("A remembered token is found only by its exact text, not by a canonically equivalent one")
+    func rememberedTokensAreMatchedExactly() async throws {
+        try await withIdentityFixture { fixture in
+            let verifier = try fixture.verifier()
+            // A token holding a "K", which U+212A KELVIN SIGN is canonically equivalent to.
+            var token = ""
+            for index in 0..<32 where !token.contains("K") { token = try fixture.token("oidc", user: "kay\(index)") }
+            try #require(token.contains("K"))
+            _ = try await verifier.verify(token, providerId: nil)
+            let lookalike = token.replacingOccurrences(of: "K", with: "\u{212A}")
+            #expect(lookalike == token)
+            _ = await expectRejection("InvalidIdentityToken") { () async throws(AWSErrorResponse) in
+                try await verifier.verify(lookalike, providerId: nil)
+            }
+        }
+    }
+
     @Test("A later verification reuses the loaded keys")
     func repeatedVerification() async throws {
         try await withIdentityFixture { fixture in

@@ -40,6 +40,20 @@ struct SessionCodecTests {
         #expect(codec.open(bytes.base64EncodedString()) == nil)
     }
 
+    @Test("the session cache finds a token only by its exact text, not by a canonically equivalent one")
+    func sessionCacheKeysAreExact() throws {
+        let codec = SessionCodec(key: SymmetricKey(size: .bits256))
+        let cache = SessionTokenCache(codec: codec, capacity: 8)
+        // A token holding a "K", which U+212A KELVIN SIGN is canonically equivalent to.
+        var token = ""
+        for _ in 0..<16 where !token.contains("K") { token = try codec.seal(Self.full) }
+        try #require(token.contains("K"))
+        #expect(cache.session(for: token) == Self.full)
+        let lookalike = token.replacingOccurrences(of: "K", with: "\u{212A}")
+        #expect(lookalike == token)  // equal as Swift strings…
+        #expect(cache.session(for: lookalike) == nil)  // …yet not the session's token
+    }
+
     @Test("secret keys are 40 characters of base64 without '+', and differ; request ids are version 4 UUIDs")
     func secretsAndRequestIds() {
         let secrets = (0..<64).map { _ in SessionCodec.makeSecretAccessKey() }

@@ -56,26 +56,9 @@ extension WIFTool {
             }
         }
 
-        struct Output: Encodable {
-            var Version = 1
-            var AccessKeyId: String
-            var SecretAccessKey: String
-            var SessionToken: String?
-            var Expiration: String?
-        }
-
         func run() async throws {
             try await reportingErrors {
-                let credentials = try await self.resolve()
-                let output = Output(
-                    AccessKeyId: credentials.accessKeyId,
-                    SecretAccessKey: credentials.secretAccessKey,
-                    SessionToken: credentials.sessionToken,
-                    Expiration: credentials.expiration.map { $0.formatted(.iso8601) }
-                )
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                printRaw(String(decoding: try encoder.encode(output), as: UTF8.self) + "\n")
+                try printJSON(CredentialProcessOutput(try await self.resolve()))
             }
         }
 

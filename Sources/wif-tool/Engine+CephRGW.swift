@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import S3Partition
 import WIFCredentials
 import WIFEngines
@@ -130,6 +131,25 @@ enum CephRGWAdmin {
     }
 }
 
+extension CephRGWAdmin {
+    /// Runs `body` with the federation of the gateway the options name, as its administrator.
+    static func withFederation<Result: Sendable>(
+        _ options: GlobalOptions, plan: CephRGWPlanOptions,
+        _ body: @Sendable (CephRGWFederation, Logger) async throws -> Result
+    ) async throws -> Result {
+        let gateway = try plan.gateway(environment: options.environment)
+        let credentials = try await Self.credentials(options)
+        let logger = options.makeLogger()
+        let region = options.resolvedRegion()
+        return try await StoreRuntime.withHTTPClient { httpClient in
+            let federation = try CephRGWFederation(
+                configuration: .init(endpoint: gateway.absoluteString, region: region),
+                credentialProvider: StaticCredentialProvider(credentials: credentials), httpClient: httpClient)
+            return try await body(federation, logger)
+        }
+    }
+}
+
 extension WIFTool.Engine.CephRGW {
     /// `wif-tool engine ceph-rgw setup`: the OIDC provider, the bucket, the roles and their policies.
     struct Setup: AsyncParsableCommand {
@@ -168,13 +188,8 @@ extension WIFTool.Engine.CephRGW {
             try await reportingEngineErrors {
                 let plan = try self.plan.plan()
                 let gateway = try self.plan.gateway(environment: self.options.environment)
-                let credentials = try await CephRGWAdmin.credentials(self.options)
-                let logger = self.options.makeLogger()
-                let result = try await StoreRuntime.withHTTPClient { httpClient in
-                    let federation = try CephRGWFederation(
-                        configuration: .init(endpoint: gateway.absoluteString, region: self.options.resolvedRegion()),
-                        credentialProvider: StaticCredentialProvider(credentials: credentials), httpClient: httpClient)
-                    return try await federation.apply(plan, logger: logger)
+                let result = try await CephRGWAdmin.withFederation(self.options, plan: self.plan) { federation, logger in
+                    try await federation.apply(plan, logger: logger)
                 }
                 let output = Output(
                     provider: result.providerARN, providerChange: result.provider.rawValue, thumbprints: result.thumbprints,
@@ -227,13 +242,7 @@ extension WIFTool.Engine.CephRGW {
         func run() async throws {
             try await reportingEngineErrors {
                 let plan = try self.plan.plan()
-                let gateway = try self.plan.gateway(environment: self.options.environment)
-                let credentials = try await CephRGWAdmin.credentials(self.options)
-                let logger = self.options.makeLogger()
-                try await StoreRuntime.withHTTPClient { httpClient in
-                    let federation = try CephRGWFederation(
-                        configuration: .init(endpoint: gateway.absoluteString, region: self.options.resolvedRegion()),
-                        credentialProvider: StaticCredentialProvider(credentials: credentials), httpClient: httpClient)
+                try await CephRGWAdmin.withFederation(self.options, plan: self.plan) { federation, logger in
                     try await federation.remove(plan, logger: logger)
                 }
                 if self.options.json {

@@ -60,15 +60,6 @@ extension WIFTool.Engine.CephRGW {
             }
         }
 
-        struct Output: Encodable {
-            var Version = 1
-            var AccessKeyId: String
-            var SecretAccessKey: String
-            var SessionToken: String?
-            var Expiration: String?
-            var Prefix: String
-        }
-
         func run() async throws {
             try await reportingEngineErrors {
                 let gateway = try CephRGWAdmin.gateway(flag: self.endpoint, environment: self.options.environment)
@@ -96,12 +87,7 @@ extension WIFTool.Engine.CephRGW {
                     throw CommandFailure(
                         status: .auth, message: "STS says the token is '\(named)''s, not '\(subject)''s as its sub claims; the credentials were discarded")
                 }
-                let credentials = result.credentials
-                try printJSON(
-                    Output(
-                        AccessKeyId: credentials.accessKeyId, SecretAccessKey: credentials.secretAccessKey,
-                        SessionToken: credentials.sessionToken, Expiration: credentials.expiration.map { $0.formatted(.iso8601) },
-                        Prefix: subject + "/"))
+                try printJSON(CredentialProcessOutput(result.credentials, prefix: subject + "/"))
             }
         }
 

@@ -93,14 +93,7 @@ struct PolicyCaseFile {
     /// - Throws: ``CommandFailure`` with status `io` when the file cannot be read, and `usage` when it is not
     ///   JSON (with its line and column) or its top level is wrong (with the JSON path).
     init(path: String) throws(CommandFailure) {
-        let bytes = try PolicyInputs.read(path)
-        let root: JSONNode
-        do {
-            root = try JSONParser.parse(bytes)
-        } catch {
-            let location = JSONParser.location(of: error.offset, in: bytes)
-            throw CommandFailure(status: .usage, message: "\(path):\(location.line):\(location.column): not valid JSON: \(error.message)")
-        }
+        let (bytes, root) = try PolicyInputs.readJSON(path)
         let folder = path == "-" ? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
             : URL(fileURLWithPath: path).deletingLastPathComponent()
         var reader = Reader(file: path, folder: folder, bytes: bytes)

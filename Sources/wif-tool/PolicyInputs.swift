@@ -34,6 +34,19 @@ enum PolicyInputs {
         }
     }
 
+    /// Reads a JSON file (or standard input for `-`): its bytes, which messages point into, and its tree.
+    /// - Throws: ``CommandFailure`` with status `io` when it cannot be read, and `usage`, with the line and
+    ///   column, when it is not JSON.
+    static func readJSON(_ path: String) throws(CommandFailure) -> (bytes: [UInt8], root: JSONNode) {
+        let bytes = try Self.read(path)
+        do {
+            return (bytes, try JSONParser.parse(bytes))
+        } catch {
+            let location = JSONParser.location(of: error.offset, in: bytes)
+            throw CommandFailure(status: .usage, message: "\(path):\(location.line):\(location.column): not valid JSON: \(error.message)")
+        }
+    }
+
     /// Parses a policy for a role in the evaluation, failing with a usage error that shows the first problem.
     /// - Parameters:
     ///   - bytes: The policy JSON.

@@ -43,14 +43,7 @@ struct RulesCaseFile {
     /// - Throws: ``CommandFailure`` with status `io` when it cannot be read, `usage` when it is not JSON or
     ///   its top level is wrong.
     init(path: String) throws(CommandFailure) {
-        let bytes = try PolicyInputs.read(path)
-        let root: JSONNode
-        do {
-            root = try JSONParser.parse(bytes)
-        } catch {
-            let location = JSONParser.location(of: error.offset, in: bytes)
-            throw CommandFailure(status: .usage, message: "\(path):\(location.line):\(location.column): not valid JSON: \(error.message)")
-        }
+        let (bytes, root) = try PolicyInputs.readJSON(path)
         let reader = PolicyCaseFile.Reader(file: path, folder: URL(fileURLWithPath: "."), bytes: bytes)
         do throws(PolicyCaseFile.Problem) {
             let document = try reader.object(root, "", allowed: ["cases"] + PolicyCaseFile.Documentation.keys)

@@ -1,3 +1,5 @@
+import WIFFoundation
+
 /// `IpAddress` and `NotIpAddress`: the request address (such as `aws:SourceIp`) lies in a policy CIDR
 /// range. IPv4 and IPv6 are both supported; an address only matches ranges of its own family. A policy value
 /// without a prefix length is a single address.
@@ -72,7 +74,7 @@ struct IPAddress: Sendable, Hashable {
             guard group.count <= 4 else { return nil }
             var value: UInt16 = 0
             for byte in group {
-                guard let digit = hexValue(byte) else { return nil }
+                guard let digit = PercentEncoding.hexValue(byte) else { return nil }
                 value = value << 4 | UInt16(digit)
             }
             if sawDoubleColon { tail.append(value) } else { head.append(value) }
@@ -89,15 +91,6 @@ struct IPAddress: Sendable, Hashable {
         for index in 0..<4 { high = high << 16 | UInt64(words[index]) }
         for index in 4..<8 { low = low << 16 | UInt64(words[index]) }
         return IPAddress(isIPv6: true, high: high, low: low)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }
 

@@ -132,12 +132,11 @@ enum CephRGWAdmin {
 }
 
 extension CephRGWAdmin {
-    /// Runs `body` with the federation of the gateway the options name, as its administrator.
+    /// Runs `body` with the federation of `gateway`, as its administrator.
     static func withFederation<Result: Sendable>(
-        _ options: GlobalOptions, plan: CephRGWPlanOptions,
+        _ options: GlobalOptions, gateway: URL,
         _ body: @Sendable (CephRGWFederation, Logger) async throws -> Result
     ) async throws -> Result {
-        let gateway = try plan.gateway(environment: options.environment)
         let credentials = try await Self.credentials(options)
         let logger = options.makeLogger()
         let region = options.resolvedRegion()
@@ -188,7 +187,7 @@ extension WIFTool.Engine.CephRGW {
             try await reportingEngineErrors {
                 let plan = try self.plan.plan()
                 let gateway = try self.plan.gateway(environment: self.options.environment)
-                let result = try await CephRGWAdmin.withFederation(self.options, plan: self.plan) { federation, logger in
+                let result = try await CephRGWAdmin.withFederation(self.options, gateway: gateway) { federation, logger in
                     try await federation.apply(plan, logger: logger)
                 }
                 let output = Output(
@@ -242,7 +241,8 @@ extension WIFTool.Engine.CephRGW {
         func run() async throws {
             try await reportingEngineErrors {
                 let plan = try self.plan.plan()
-                try await CephRGWAdmin.withFederation(self.options, plan: self.plan) { federation, logger in
+                let gateway = try self.plan.gateway(environment: self.options.environment)
+                try await CephRGWAdmin.withFederation(self.options, gateway: gateway) { federation, logger in
                     try await federation.remove(plan, logger: logger)
                 }
                 if self.options.json {

@@ -40,4 +40,16 @@ import WIFFoundation
         cache.store(2, for: 2)
         #expect(cache.capacity == 1 && cache.count == 1 && cache[2] == 2)
     }
+
+    @Test func exactTextKeysMatchOnlyTheSameBytes() {
+        let plain = "TOKEN"
+        let lookalike = "TO\u{212A}EN"
+        #expect(plain == lookalike)  // equal as Swift strings…
+        #expect(ExactText(plain) != ExactText(lookalike))  // …but not as keys
+        #expect(ExactText(plain) == ExactText(String("xTOKEN".dropFirst())))
+        let cache = BoundedCache<ExactText, Int>(capacity: 2)
+        cache.store(1, for: ExactText(plain))
+        #expect(cache[ExactText(plain)] == 1)
+        #expect(cache[ExactText(lookalike)] == nil)
+    }
 }

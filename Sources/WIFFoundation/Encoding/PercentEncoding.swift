@@ -95,19 +95,12 @@ package enum PercentEncoding {
     /// code that needs no generic specialisation from its callers.
     package static func parameters(bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool) -> [(name: String, value: String)] {
         var pairs: [(name: String, value: String)] = []
-        var start = 0
-        while start <= bytes.count {
-            var end = start
-            while end < bytes.count, bytes[end] != UInt8(ascii: "&") { end += 1 }
-            if end > start {
-                var separator = start
-                while separator < end, bytes[separator] != UInt8(ascii: "=") { separator += 1 }
-                let name = Self.decode(bytes: UnsafeBufferPointer(rebasing: bytes[start..<separator]), plusIsSpace: plusIsSpace)
-                let value = separator < end
-                    ? Self.decode(bytes: UnsafeBufferPointer(rebasing: bytes[(separator + 1)..<end]), plusIsSpace: plusIsSpace) : ""
-                pairs.append((name, value))
-            }
-            start = end + 1
+        Self.forEachPair(in: bytes) { name, value in
+            pairs.append((
+                Self.decode(bytes: name, plusIsSpace: plusIsSpace),
+                value.map { Self.decode(bytes: $0, plusIsSpace: plusIsSpace) } ?? ""
+            ))
+            return true
         }
         return pairs
     }
@@ -122,29 +115,41 @@ package enum PercentEncoding {
         let nameBytes = Array(name.utf8)
         var text = String(text)
         return text.withUTF8 { bytes -> String? in
-            var start = 0
-            while start < bytes.count {
-                var end = start
-                while end < bytes.count, bytes[end] != UInt8(ascii: "&") { end += 1 }
+            var found: String?
+            Self.forEachPair(in: bytes) { candidate, value in
+                guard candidate.elementsEqual(nameBytes) else { return true }
+                found = value.map { Self.decode(bytes: $0, plusIsSpace: false) } ?? ""
+                return false
+            }
+            return found
+        }
+    }
+
+    /// Calls `body` with the encoded name and value (`nil` without `=`) of each non-empty `&`-separated
+    /// pair, in order, until it returns `false`.
+    private static func forEachPair(
+        in bytes: UnsafeBufferPointer<UInt8>,
+        _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>?) -> Bool
+    ) {
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count, bytes[end] != UInt8(ascii: "&") { end += 1 }
+            if end > start {
                 var separator = start
                 while separator < end, bytes[separator] != UInt8(ascii: "=") { separator += 1 }
-                if end > start, UnsafeBufferPointer(rebasing: bytes[start..<separator]).elementsEqual(nameBytes) {
-                    if separator == end { return "" }
-                    return Self.decode(bytes: UnsafeBufferPointer(rebasing: bytes[(separator + 1)..<end]), plusIsSpace: false)
-                }
-                start = end + 1
+                let name = UnsafeBufferPointer(rebasing: bytes[start..<separator])
+                let value = separator < end ? UnsafeBufferPointer(rebasing: bytes[(separator + 1)..<end]) : nil
+                guard body(name, value) else { return }
             }
-            return nil
+            start = end + 1
         }
     }
 
     /// Percent-decodes UTF-8 bytes; an escape that is not `%` and two hex digits is kept as written,
     /// and bytes that are not UTF-8 become U+FFFD.
     package static func decode(_ bytes: some Collection<UInt8>, plusIsSpace: Bool) -> String {
-        if let decoded = bytes.withContiguousStorageIfAvailable({ Self.decode(bytes: $0, plusIsSpace: plusIsSpace) }) {
-            return decoded
-        }
-        return Array(bytes).withUnsafeBufferPointer { Self.decode(bytes: $0, plusIsSpace: plusIsSpace) }
+        withContiguousBytes(bytes) { Self.decode(bytes: $0, plusIsSpace: plusIsSpace) }
     }
 
     /// ``decode(_:plusIsSpace:)`` over contiguous bytes.

@@ -13,8 +13,7 @@ package enum TokenEncoding {
 
     /// Encodes bytes as unpadded base64url.
     package static func base64URL<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        if let encoded = bytes.withContiguousStorageIfAvailable({ Self.base64URL(bytes: $0) }) { return encoded }
-        return Array(bytes).withUnsafeBufferPointer { Self.base64URL(bytes: $0) }
+        withContiguousBytes(bytes) { Self.base64URL(bytes: $0) }
     }
 
     /// ``base64URL(_:)`` over contiguous bytes.
@@ -39,9 +38,7 @@ package enum TokenEncoding {
     /// - Returns: The bytes, or `nil` for a character outside the alphabet (padding included), an impossible
     ///   length, or non-zero trailing bits, so that each byte string has exactly one encoding.
     package static func decodeBase64URL<Text: Collection>(_ text: Text) -> [UInt8]? where Text.Element == UInt8 {
-        // Callers in other modules get this generic unspecialised; the work runs over contiguous bytes.
-        if let decoded = text.withContiguousStorageIfAvailable({ Self.decodeBase64URL(bytes: $0) }) { return decoded }
-        return Array(text).withUnsafeBufferPointer { Self.decodeBase64URL(bytes: $0) }
+        withContiguousBytes(text) { Self.decodeBase64URL(bytes: $0) }
     }
 
     /// ``decodeBase64URL(_:)`` over contiguous bytes.
@@ -71,8 +68,7 @@ package enum TokenEncoding {
 
     /// Encodes bytes as lower-case hexadecimal.
     package static func hex<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        if let encoded = bytes.withContiguousStorageIfAvailable({ Self.hex(bytes: $0) }) { return encoded }
-        return Array(bytes).withUnsafeBufferPointer { Self.hex(bytes: $0) }
+        withContiguousBytes(bytes) { Self.hex(bytes: $0) }
     }
 
     /// ``hex(_:)`` over contiguous bytes.

@@ -10,7 +10,7 @@ final class SessionTokenCache: Sendable {
     /// The most sessions kept.
     var capacity: Int { self.sessions.capacity }
     private let codec: SessionCodec
-    private let sessions: BoundedCache<String, LocalSession>
+    private let sessions: BoundedCache<ExactText, LocalSession>
 
     /// Creates an empty cache.
     /// - Parameters:
@@ -25,10 +25,7 @@ final class SessionTokenCache: Sendable {
     /// - Parameter token: A session token as received.
     /// - Returns: The session, or `nil` when the token is not one of this stack's.
     func session(for token: String) -> LocalSession? {
-        // Strings compare by canonical equivalence; a token is base64, so only ASCII text is looked up, and
-        // a token with a character swapped for an equivalent one cannot find the original's session.
-        guard token.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-        return self.sessions.value(for: token) { self.codec.open(token) }
+        self.sessions.value(for: ExactText(token)) { self.codec.open(token) }
     }
 
     /// How many sessions are cached.

@@ -79,7 +79,7 @@ struct TokenVerifier: Sendable {
     private let cache = KeyRingCache()
     /// ID tokens verified before, by their text: a client that presents one token for its whole life
     /// pays for its signature and claims once, and each use checks only its times again.
-    private let verified = BoundedCache<String, VerifiedToken>(capacity: TokenVerifier.verifiedTokenCapacity)
+    private let verified = BoundedCache<ExactText, VerifiedToken>(capacity: TokenVerifier.verifiedTokenCapacity)
     /// The most verified ID tokens remembered.
     static let verifiedTokenCapacity = 4096
     private let fetchJWKS: JWKSFetcher
@@ -173,15 +173,13 @@ struct TokenVerifier: Sendable {
             if let providerId, !providerId.isEmpty {
                 return try self.verifyAccessToken(token, providerId: providerId)
             }
-            // Strings compare by canonical equivalence, so only ASCII text (which every JWS is) is looked up:
-            // otherwise a token with a character swapped for an equivalent one would find the original.
-            let remembered = token.utf8.allSatisfy { $0 < 0x80 }
-            if remembered, let known = self.verified[token], let expiration = known.expiresAt {
+            let key = ExactText(token)
+            if let known = self.verified[key], let expiration = known.expiresAt {
                 try self.checkTimes(expiration: expiration, notBefore: known.notBefore, issuedAt: known.issuedAt)
                 return known
             }
             let verified = try await self.verifyIDToken(Array(token.utf8))
-            if remembered { self.verified.store(verified, for: token) }
+            self.verified.store(verified, for: key)
             return verified
         } catch {
             self.logger.debug(

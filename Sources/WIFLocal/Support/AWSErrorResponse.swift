@@ -74,10 +74,10 @@ struct AWSErrorResponse: Error, Sendable, CustomStringConvertible {
 }
 
 extension Response {
-    /// An XML response with the AWS request id headers.
     static let requestIdName = HTTPField.Name("x-amz-request-id")!
     static let amznRequestIdName = HTTPField.Name("x-amzn-RequestId")!
 
+    /// An XML response with the AWS request id headers.
     static func xml(_ body: String, status: HTTPResponse.Status = .ok, requestId: String) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/xml"

@@ -39,8 +39,8 @@ struct ParsedToken {
     }
 }
 
-/// Tokens whose signature and claims verified, by their text, so a client that sends the same token
-/// for an hour pays for the signature once; each use still checks the expiry (and the age limit).
+/// Tokens whose signature and claims verified, by their exact bytes, so a client that sends the same
+/// token for an hour pays for the signature once; each use still checks the expiry (and the age limit).
 final class VerifiedTokenCache: Sendable {
     struct Entry: Sendable {
         var caller: Caller
@@ -49,14 +49,14 @@ final class VerifiedTokenCache: Sendable {
     }
 
     static let capacity = 1024
-    private let entries = BoundedCache<Substring, Entry>(capacity: VerifiedTokenCache.capacity)
+    private let entries = BoundedCache<ExactText, Entry>(capacity: VerifiedTokenCache.capacity)
 
     func entry(_ token: Substring) -> Entry? {
-        self.entries[token]
+        self.entries[ExactText(token)]
     }
 
     func store(_ token: Substring, _ entry: Entry) {
-        self.entries.store(entry, for: token)
+        self.entries.store(entry, for: ExactText(token))
     }
 }
 

@@ -143,6 +143,29 @@ import WIFTestSupport
         }
     }
 
+    /// A token verified once is remembered by its exact bytes: a copy with a `K` swapped for U+212A
+    /// KELVIN SIGN, equal to it as a Swift string, is not the token that was verified and is refused.
+    @Test func rememberedTokensMatchOnlyTheirExactBytes() async throws {
+        let signer = Signer()
+        let now = Self.now()
+        var token = ""
+        // The signature is random, so some token soon holds a `K` to swap.
+        for attempt in 0..<50 where !token.contains("K") {
+            token = try signer.token(
+                #"{"iss":"\#(Self.poolIssuer)","sub":"u-1","aud":"appclient","token_use":"id","n":\#(attempt),"iat":\#(now),"exp":\#(now + 600)}"#)
+        }
+        try #require(token.contains("K"))
+        let verified = token
+        let lookalike = verified.replacingOccurrences(of: "K", with: "\u{212A}")
+        #expect(lookalike == verified)  // equal as strings…
+        try await Self.withApp(Self.authenticator(signer: signer, modes: [.userPools])) { client in
+            #expect(try await Self.get(client, [(.authorization, verified)]).status == 200)
+            let refused = try await Self.get(client, [(.authorization, lookalike)])
+            #expect(refused.status == 401)  // …but not the token that was verified
+            #expect(try await Self.get(client, [(.authorization, verified)]).status == 200)
+        }
+    }
+
     @Test func oidcTokensNeedTheAudienceAndARecentIssue() async throws {
         let signer = Signer()
         let now = Self.now()

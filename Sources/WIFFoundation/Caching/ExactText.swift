@@ -1,21 +1,37 @@
+import Foundation
+
 /// Text as a key that matches only the same bytes.
 ///
-/// `String` compares and hashes by canonical equivalence, so a token with one character swapped for an
-/// equivalent one (`K` for U+212A KELVIN SIGN) equals the original. A cache of work done for a token (a
-/// verified signature, an opened session) must find an entry only for the very text it was made for.
+/// `String` and `Substring` compare and hash by canonical equivalence, so a token with one character
+/// swapped for an equivalent one (`K` for U+212A KELVIN SIGN) equals the original. A cache of work done
+/// for a token (a verified signature, an opened session) must find an entry only for the very text it
+/// was made for.
+///
+/// It holds a `Substring`, so a token cut from a header (`Bearer …`) is a key without a copy.
 package struct ExactText: Hashable, Sendable {
-    package let text: String
+    package let text: Substring
 
     package init(_ text: String) {
+        self.text = text[...]
+    }
+
+    package init(_ text: Substring) {
         self.text = text
     }
 
+    /// Byte equality over the two texts' UTF-8, compared as memory: a cache lookup compares whole
+    /// tokens of a kilobyte or more, which a byte-at-a-time walk of two UTF-8 views makes costly.
     package static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.text.utf8.elementsEqual(rhs.text.utf8)
+        guard lhs.text.utf8.count == rhs.text.utf8.count else { return false }
+        return withContiguousBytes(lhs.text.utf8) { left in
+            withContiguousBytes(rhs.text.utf8) { right in
+                guard let a = left.baseAddress, let b = right.baseAddress else { return left.count == right.count }
+                return memcmp(a, b, left.count) == 0
+            }
+        }
     }
 
     package func hash(into hasher: inout Hasher) {
-        var text = self.text
-        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        withContiguousBytes(self.text.utf8) { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }

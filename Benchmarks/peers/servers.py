@@ -124,11 +124,12 @@ def wrk_script(url, script, seconds, connections, fail_on=None, p99=False):
 def wif_tool():
     """The release wif-tool binary, built when missing or older than the sources.
 
-    Built as the README says to install it, with the Swift runtime linked in: a process that loads the
-    runtime and Foundation as shared libraries spends several milliseconds more starting up, which is
-    a large part of a cold `wif-tool list`."""
+    Built as the README says to install it, with the Swift runtime linked in and position-dependent: a
+    process that loads the runtime and Foundation as shared libraries, or whose loader must relocate the
+    binary's data, spends several milliseconds more starting up, a large part of a cold `wif-tool list`."""
     build = ["swift", "build", "-c", "release", "--static-swift-stdlib"]
-    subprocess.run(build + ["--product", "wif-tool"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(build + ["-Xlinker", "-no-pie", "--product", "wif-tool"], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL)
     path = subprocess.run(build + ["--show-bin-path"], cwd=ROOT, check=True,
                           capture_output=True, text=True).stdout.strip()
     return os.path.join(path, "wif-tool")

@@ -111,6 +111,8 @@ extension S3Client {
     public struct Transfer: Sendable, Hashable {
         /// S3's smallest part (except the last one of an upload): 5 MiB.
         public static let minimumPartSize = 5 * 1024 * 1024
+        /// The smallest download range accepted: 1 MiB.
+        public static let minimumDownloadPartSize = 1024 * 1024
         /// S3's largest part: 5 GiB.
         public static let maximumPartSize = 5 * 1024 * 1024 * 1024
         /// S3's most parts in one upload.
@@ -124,6 +126,16 @@ extension S3Client {
         public var partSize: Int
         /// How many parts of one object move at the same time.
         public var concurrency: Int
+        /// The size of each range of a download split into ranges (objects larger than
+        /// ``multipartThreshold`` and than one range).
+        ///
+        /// Downloads take fewer, larger ranges than uploads take parts: each range is one more stream
+        /// writing into the same file, and from SeaweedFS 1 GiB came down about a fifth faster in
+        /// 32 MiB ranges 6 at a time than in 16 MiB ranges 8 at a time, while uploads were as fast with
+        /// either (`Benchmarks/run files`).
+        public var downloadPartSize: Int
+        /// How many ranges of one download move at the same time.
+        public var downloadConcurrency: Int
         /// Whether downloads check the object's ETag (an MD5 for single-part, unencrypted objects) and
         /// any checksum S3 returns. Length is always checked.
         public var verifiesDownloads: Bool
@@ -135,18 +147,24 @@ extension S3Client {
         ///   - multipartThreshold: The size from which transfers are split; at least 1.
         ///   - partSize: Bytes per part, 5 MiB to 5 GiB.
         ///   - concurrency: Parts moving at once, 1 to 64.
+        ///   - downloadPartSize: Bytes per range of a download, 1 MiB to 5 GiB.
+        ///   - downloadConcurrency: Ranges moving at once, 1 to 64.
         ///   - verifiesDownloads: Whether downloads check ETags and checksums.
         ///   - syncsDownloads: Whether downloads are flushed to disk before the rename.
         public init(
             multipartThreshold: Int = 16 * 1024 * 1024,
             partSize: Int = 16 * 1024 * 1024,
             concurrency: Int = 8,
+            downloadPartSize: Int = 32 * 1024 * 1024,
+            downloadConcurrency: Int = 6,
             verifiesDownloads: Bool = true,
             syncsDownloads: Bool = false
         ) {
             self.multipartThreshold = multipartThreshold
             self.partSize = partSize
             self.concurrency = concurrency
+            self.downloadPartSize = downloadPartSize
+            self.downloadConcurrency = downloadConcurrency
             self.verifiesDownloads = verifiesDownloads
             self.syncsDownloads = syncsDownloads
         }
@@ -161,6 +179,13 @@ extension S3Client {
             }
             if self.concurrency < 1 || self.concurrency > 64 {
                 throw .invalidConfiguration("transfer concurrency is \(self.concurrency); it must be 1 to 64")
+            }
+            if self.downloadPartSize < Self.minimumDownloadPartSize || self.downloadPartSize > Self.maximumPartSize {
+                throw .invalidConfiguration(
+                    "downloadPartSize is \(self.downloadPartSize) bytes; it must be \(Self.minimumDownloadPartSize) bytes (1 MiB) to 5 GiB")
+            }
+            if self.downloadConcurrency < 1 || self.downloadConcurrency > 64 {
+                throw .invalidConfiguration("downloadConcurrency is \(self.downloadConcurrency); it must be 1 to 64")
             }
         }
 

@@ -18,8 +18,9 @@ extension S3Client {
     /// The object is written to a temporary file beside the destination (`.<name>.<random>.wif-part`)
     /// and renamed onto the destination only once it is complete and verified, so the destination is
     /// either the whole object or untouched; on any failure, and on cancellation, the temporary file
-    /// is removed. Objects larger than ``Transfer/multipartThreshold`` are fetched as parallel ranges
-    /// written at their offsets, each conditional on the ETag of the first answer so that an object
+    /// is removed. Objects larger than ``Transfer/multipartThreshold`` and than one
+    /// ``Transfer/downloadPartSize`` are fetched as ranges of that size, ``Transfer/downloadConcurrency``
+    /// at a time, written at their offsets, each conditional on the ETag of the first answer so that an object
     /// replaced mid-download fails the download instead of mixing versions.
     ///
     /// Checks: the length always; for objects fetched in one piece, the MD5 against a single-part
@@ -99,7 +100,7 @@ extension S3Client {
             let length = try Self.contentLength(response, operation: "GetObject", bucket: bucket, key: key)
             progress.setTotal(length)
             let metadata = ObjectMetadata(headers: response.headers, contentLength: length)
-            let partSize = Int64(transfer.partSize(forObjectOfSize: length))
+            let partSize = Int64(transfer.downloadPartSize)
             if length > Int64(transfer.multipartThreshold) && length > partSize {
                 try file.truncate(to: length)
                 return .parts(
@@ -144,14 +145,14 @@ extension S3Client {
                         eTag: eTag, into: file, progress: progress, logger: logger)
                 }
             }
-            if transfer.concurrency == 1 {
+            if transfer.downloadConcurrency == 1 {
                 try await firstPart()
                 try await otherParts(1)
             } else {
                 // The first part streams on its own connection while the others take the remaining slots.
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await firstPart() }
-                    group.addTask { try await otherParts(transfer.concurrency - 1) }
+                    group.addTask { try await otherParts(transfer.downloadConcurrency - 1) }
                     try await group.waitForAll()
                 }
             }
@@ -240,7 +241,7 @@ extension S3Client {
 ///
 /// The size balances the thread-pool hop each write costs against the cache: a batch small enough to
 /// be still in the CPU's cache when the kernel copies it, and writes short enough that parts
-/// writing at once wait little for the file's lock. In 1 GiB downloads with 8 parts at once, 128 KiB
+/// writing at once wait little for the file's lock. In 1 GiB downloads with 8 ranges at once, 128 KiB
 /// beat both 64 KiB and 256–512 KiB.
 struct OffsetWriter {
     static let flushSize = 128 * 1024

@@ -215,6 +215,8 @@ struct RetryTests {
         (S3Client.Configuration(transfer: .init(partSize: 1024)), "partSize is 1024 bytes"),
         (S3Client.Configuration(transfer: .init(concurrency: 0)), "concurrency is 0"),
         (S3Client.Configuration(transfer: .init(multipartThreshold: 0)), "multipartThreshold is 0"),
+        (S3Client.Configuration(transfer: .init(downloadPartSize: 4096)), "downloadPartSize is 4096 bytes"),
+        (S3Client.Configuration(transfer: .init(downloadConcurrency: 65)), "downloadConcurrency is 65"),
         (S3Client.Configuration(timeout: .zero), "timeout"),
     ])
     func invalidSettings(configuration: S3Client.Configuration, fragment: String) {

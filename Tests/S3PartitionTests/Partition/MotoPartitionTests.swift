@@ -10,7 +10,9 @@ struct MotoPartitionTests {
     func twoUsers() async throws {
         try await MotoS3.withServer { moto in
             let client = try moto.client(
-                transfer: S3Client.Transfer(multipartThreshold: 6 * 1024 * 1024, partSize: S3Client.Transfer.minimumPartSize, concurrency: 2))
+                transfer: S3Client.Transfer(
+                    multipartThreshold: 6 * 1024 * 1024, partSize: S3Client.Transfer.minimumPartSize, concurrency: 2,
+                    downloadPartSize: S3Client.Transfer.minimumPartSize, downloadConcurrency: 2))
             try await moto.createBucket("wif-personal", with: client)
             let alice = try PartitionedBucket(client: client, bucket: "wif-personal", userId: "1001", template: "facebook/{id}/")
             let bob = try PartitionedBucket(client: client, bucket: "wif-personal", userId: "10012", template: "facebook/{id}/")

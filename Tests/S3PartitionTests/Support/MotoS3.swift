@@ -27,7 +27,9 @@ struct MotoS3: Sendable {
 
     /// A client for this server: path-style, static test credentials, no real sleeping.
     func client(
-        transfer: S3Client.Transfer = S3Client.Transfer(partSize: S3Client.Transfer.minimumPartSize, concurrency: 4),
+        transfer: S3Client.Transfer = S3Client.Transfer(
+            partSize: S3Client.Transfer.minimumPartSize, concurrency: 4, downloadPartSize: S3Client.Transfer.minimumPartSize,
+            downloadConcurrency: 4),
         checksum: S3Client.ChecksumAlgorithm = .sha256
     ) throws -> S3Client {
         try S3Client(

@@ -63,7 +63,8 @@ struct MotoTransferTests {
     func multipartAndRanges() async throws {
         try await MotoS3.withServer { moto in
             let transfer = S3Client.Transfer(
-                multipartThreshold: 8 * 1024 * 1024, partSize: S3Client.Transfer.minimumPartSize, concurrency: 3)
+                multipartThreshold: 8 * 1024 * 1024, partSize: S3Client.Transfer.minimumPartSize, concurrency: 3,
+                downloadPartSize: S3Client.Transfer.minimumPartSize, downloadConcurrency: 3)
             let client = try moto.client(transfer: transfer)
             try await moto.createBucket("large", with: client)
             let folder = try TemporaryFolder()
@@ -94,7 +95,9 @@ struct MotoTransferTests {
     @Test("multipart uploads with CRC-32 part checksums, and without checksums", arguments: [S3Client.ChecksumAlgorithm.crc32, .none])
     func multipartChecksums(checksum: S3Client.ChecksumAlgorithm) async throws {
         try await MotoS3.withServer { moto in
-            let transfer = S3Client.Transfer(multipartThreshold: 6 * 1024 * 1024, partSize: S3Client.Transfer.minimumPartSize, concurrency: 2)
+            let transfer = S3Client.Transfer(
+                multipartThreshold: 6 * 1024 * 1024, partSize: S3Client.Transfer.minimumPartSize, concurrency: 2,
+                downloadPartSize: S3Client.Transfer.minimumPartSize, downloadConcurrency: 2)
             let client = try moto.client(transfer: transfer, checksum: checksum)
             try await moto.createBucket("parts", with: client)
             let folder = try TemporaryFolder()

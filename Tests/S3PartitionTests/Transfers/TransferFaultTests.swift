@@ -11,7 +11,8 @@ import WIFTestSupport
 @Suite("Transfers under faults")
 struct TransferFaultTests {
     static let partSize = S3Client.Transfer.minimumPartSize
-    static let transfer = S3Client.Transfer(multipartThreshold: 6 * 1024 * 1024, partSize: partSize, concurrency: 3)
+    static let transfer = S3Client.Transfer(
+        multipartThreshold: 6 * 1024 * 1024, partSize: partSize, concurrency: 3, downloadPartSize: partSize, downloadConcurrency: 3)
 
     static func isPart(_ number: Int) -> @Sendable (FaultServer.Request) -> Bool {
         { $0.method == "PUT" && $0.query["partNumber"] == String(number) }
@@ -74,7 +75,8 @@ struct TransferFaultTests {
         let memory = MemoryS3()
         let folder = try TemporaryFolder()
         try folder.writePatternFile("big.bin", size: 4 * Self.partSize)
-        try await RetryTests.withClient(memory, transfer: S3Client.Transfer(partSize: Self.partSize, concurrency: 1)) { client, _ in
+        let sequential = S3Client.Transfer(partSize: Self.partSize, concurrency: 1, downloadPartSize: Self.partSize, downloadConcurrency: 1)
+        try await RetryTests.withClient(memory, transfer: sequential) { client, _ in
             let handle = Mutex<Task<PutObjectResult, any Error>?>(nil)
             let task = Task {
                 try await client.putObject(bucket: "bucket", key: "big.bin", fromFile: folder.file("big.bin")) { progress in

@@ -267,12 +267,23 @@ def median_seconds(values):
     return statistics.median(value.seconds for value in values)
 
 
+# The targets: wif-tool at least this much faster than s5cmd on every transfer and cold listing, and
+# its peak memory in a 1 GiB put or get under this.
+TRANSFER_TARGET = 1.2
+MEMORY_TARGET_MIB = 32
+
+
+def verdict(met, target):
+    return f"{target}: {'met' if met else 'missed'}"
+
+
 def print_server(name, results, lists, options):
     big = f"{options.big_mib:,} MiB" if options.big_mib < 1024 else f"{options.big_mib / 1024:g} GiB"
     small = f"{options.small_count:,} × {options.small_kib} KiB"
     print(f"\n== {name} ==")
     print(f"median of {options.rounds} rounds; ratio = the peer's time / wif-tool's (above 1: wif-tool faster)")
-    print(f"{'transfer':<22} {'vs s5cmd':>8} {'vs aws':>8}   " + "".join(f"{tool:<24}" for tool in TOOLS))
+    print(f"{'transfer':<22} {'vs s5cmd':>8} {'vs aws':>8}   " + "".join(f"{tool:<24}" for tool in TOOLS)
+          + " target")
     for case, label, amount, unit in (("put big", f"put {big}", options.big_mib, "MiB/s"),
                                       ("get big", f"get {big}", options.big_mib, "MiB/s"),
                                       ("put small", f"put {small}", options.small_count, "files/s"),
@@ -280,18 +291,21 @@ def print_server(name, results, lists, options):
         seconds = {tool: median_seconds(results[case][tool]) for tool in TOOLS}
         ratios = "".join(f"{seconds[peer] / seconds['wif-tool']:>7.2f}× " for peer in PEERS)
         cells = "".join(f"{seconds[tool]:7.3f} s {amount / seconds[tool]:7,.0f} {unit:<7}" for tool in TOOLS)
-        print(f"{label:<22} {ratios}  {cells}")
+        ratio = seconds["s5cmd"] / seconds["wif-tool"]
+        print(f"{label:<22} {ratios}  {cells} {verdict(ratio >= TRANSFER_TARGET, f'{TRANSFER_TARGET}× s5cmd')}")
     print(f"\n{'peak memory (max RSS)':<22} " + "".join(f"{tool:>10} " for tool in TOOLS) + "  target")
     for case, label in (("put big", f"put {big}"), ("get big", f"get {big}")):
         peaks = {tool: max(value.peak_bytes for value in results[case][tool]) / MIB for tool in TOOLS}
-        target = f"wif-tool under 64 MiB: {'met' if peaks['wif-tool'] < 64 else 'missed'}" if case == "put big" else ""
+        target = verdict(peaks["wif-tool"] < MEMORY_TARGET_MIB, f"wif-tool under {MEMORY_TARGET_MIB} MiB")
         print(f"{label:<22} " + "".join(f"{peaks[tool]:>6.1f} MiB " for tool in TOOLS) + f"  {target}")
     for listing, tools in lists.items():
         ours = tools["wif-tool list"][0]
         print(f"\ncold list of {listing}, a fresh process per run (hyperfine); ratio = the tool's median / wif-tool's")
         print(f"{'command':<22} {'ratio':>7} {'median':>10} {'min':>10} {'runs':>5}   target")
         for tool, (median, minimum, runs) in tools.items():
-            target = f"wif-tool under 50 ms: {'met' if median < 0.05 else 'missed'}" if tool == "wif-tool list" else ""
+            target = ""
+            if tool == "s5cmd ls":
+                target = verdict(median / ours >= TRANSFER_TARGET, f"{TRANSFER_TARGET}× s5cmd")
             print(f"{tool:<22} {median / ours:>6.2f}× {median * 1000:>7.1f} ms {minimum * 1000:>7.1f} ms {runs:>5}   {target}")
 
 

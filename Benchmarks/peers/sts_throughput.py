@@ -19,8 +19,8 @@ SECONDS = int(sys.argv[1]) if len(sys.argv) > 1 else 10
 CONNECTIONS = int(sys.argv[2]) if len(sys.argv) > 2 else 16
 # The fresh-token runs are shorter: each request takes a token of its own, and minting costs about a
 # millisecond a token. wrk fails the run if it needs more than there are.
-FRESH_SECONDS = 4
-FRESH_TOKENS = 40_000
+FRESH_SECONDS = 3
+FRESH_TOKENS = 64_000
 
 
 def form(token, role_arn):

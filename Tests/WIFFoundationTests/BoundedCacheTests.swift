@@ -47,6 +47,10 @@ import WIFFoundation
         #expect(plain == lookalike)  // equal as Swift strings…
         #expect(ExactText(plain) != ExactText(lookalike))  // …but not as keys
         #expect(ExactText(plain) == ExactText(String("xTOKEN".dropFirst())))
+        // The same bytes hash alike whether they are a whole string or cut from a longer one.
+        #expect(ExactText(plain).hashValue == ExactText("xTOKEN".dropFirst()).hashValue)
+        #expect(ExactText(plain) == ExactText("Bearer TOKEN".dropFirst(7)))
+        #expect(ExactText(plain) != ExactText("TOKENS"))
         let cache = BoundedCache<ExactText, Int>(capacity: 2)
         cache.store(1, for: ExactText(plain))
         #expect(cache[ExactText(plain)] == 1)

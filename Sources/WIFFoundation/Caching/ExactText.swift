@@ -7,22 +7,29 @@ import Foundation
 /// for a token (a verified signature, an opened session) must find an entry only for the very text it
 /// was made for.
 ///
-/// It holds a `Substring`, so a token cut from a header (`Bearer …`) is a key without a copy.
+/// It holds a `Substring`, so a token cut from a header (`Bearer …`) is a key without a copy, and
+/// hashes its bytes once, when it is made: a cache looks a token up, stores it, and later evicts it,
+/// and each of those would otherwise hash a kilobyte again.
 package struct ExactText: Hashable, Sendable {
     package let text: Substring
+    /// The hash of the text's bytes, with this process's seed.
+    private let digest: Int
 
     package init(_ text: String) {
-        self.text = text[...]
+        self.init(text[...])
     }
 
     package init(_ text: Substring) {
         self.text = text
+        var hasher = Hasher()
+        withContiguousBytes(text.utf8) { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        self.digest = hasher.finalize()
     }
 
     /// Byte equality over the two texts' UTF-8, compared as memory: a cache lookup compares whole
     /// tokens of a kilobyte or more, which a byte-at-a-time walk of two UTF-8 views makes costly.
     package static func == (lhs: Self, rhs: Self) -> Bool {
-        guard lhs.text.utf8.count == rhs.text.utf8.count else { return false }
+        guard lhs.digest == rhs.digest, lhs.text.utf8.count == rhs.text.utf8.count else { return false }
         return withContiguousBytes(lhs.text.utf8) { left in
             withContiguousBytes(rhs.text.utf8) { right in
                 guard let a = left.baseAddress, let b = right.baseAddress else { return left.count == right.count }
@@ -32,6 +39,6 @@ package struct ExactText: Hashable, Sendable {
     }
 
     package func hash(into hasher: inout Hasher) {
-        withContiguousBytes(self.text.utf8) { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(self.digest)
     }
 }

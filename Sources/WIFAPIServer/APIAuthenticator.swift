@@ -179,9 +179,9 @@ public struct APIAuthenticator: Sendable {
 
     private func checkToken(_ authorization: String, request: Request, path: String, logger: Logger) async throws(APIAuthorizationError) -> APICaller {
         // A token verified before is known by its text, before any parsing.
-        let compact = authorization.hasPrefix("Bearer ") ? authorization.dropFirst(7) : Substring(authorization)
+        let key = ExactText(authorization.hasPrefix("Bearer ") ? authorization.dropFirst(7) : Substring(authorization))
         for authority in [self.userPool, self.oidc].compactMap({ $0 }) where self.modes.contains(authority.mode) {
-            if let caller = try authority.cached(compact) { return APICaller(mode: authority.mode, caller: caller) }
+            if let caller = try authority.cached(key) { return APICaller(mode: authority.mode, caller: caller) }
         }
         let parsed = ParsedToken(authorization)
         let issuer = parsed?.issuer

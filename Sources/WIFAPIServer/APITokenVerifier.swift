@@ -51,12 +51,12 @@ final class VerifiedTokenCache: Sendable {
     static let capacity = 1024
     private let entries = BoundedCache<ExactText, Entry>(capacity: VerifiedTokenCache.capacity)
 
-    func entry(_ token: Substring) -> Entry? {
-        self.entries[ExactText(token)]
+    func entry(_ token: ExactText) -> Entry? {
+        self.entries[token]
     }
 
-    func store(_ token: Substring, _ entry: Entry) {
-        self.entries.store(entry, for: ExactText(token))
+    func store(_ token: ExactText, _ entry: Entry) {
+        self.entries.store(entry, for: token)
     }
 }
 
@@ -82,8 +82,8 @@ extension APITokenAuthority {
 
     /// The caller of a token this authority verified before, its times checked again; `nil` for a token
     /// not seen yet.
-    func cached(_ compact: Substring) throws(APIAuthorizationError) -> Caller? {
-        guard let cached = self.verified.entry(compact) else { return nil }
+    func cached(_ token: ExactText) throws(APIAuthorizationError) -> Caller? {
+        guard let cached = self.verified.entry(token) else { return nil }
         let mode = self.mode
         try self.checkTimes(expiry: cached.expiry, notBefore: nil, issuedAt: cached.issuedAt) { .unauthorized($0, mode: mode) }
         return cached.caller
@@ -92,7 +92,8 @@ extension APITokenAuthority {
     func verify(_ parsed: ParsedToken, logger: Logger) async throws(APIAuthorizationError) -> Caller {
         let mode = self.mode
         func refuse(_ message: String) -> APIAuthorizationError { .unauthorized(message, mode: mode) }
-        if let cached = try self.cached(parsed.compact) { return cached }
+        let exact = ExactText(parsed.compact)
+        if let cached = try self.cached(exact) { return cached }
         let header = parsed.header
         guard let algorithm = header.member("alg")?.stringValue else { throw refuse("the token's header has no alg") }
         guard JWKSKeyRing.idTokenAlgorithms.contains(algorithm) else {
@@ -127,7 +128,7 @@ extension APITokenAuthority {
         try self.checkClaims(claims, refuse: refuse)
         try self.checkTimes(expiry: expiry, notBefore: Self.number(node.member("nbf")), issuedAt: issuedAt, refuse: refuse)
         let caller = Caller(authMode: self.kind == .userPool ? .userPools : .oidc, claims: claims)
-        self.verified.store(parsed.compact, VerifiedTokenCache.Entry(caller: caller, expiry: expiry, issuedAt: issuedAt))
+        self.verified.store(exact, VerifiedTokenCache.Entry(caller: caller, expiry: expiry, issuedAt: issuedAt))
         return caller
     }
 

@@ -100,11 +100,11 @@ extension S3Client {
             let length = try Self.contentLength(response, operation: "GetObject", bucket: bucket, key: key)
             progress.setTotal(length)
             let metadata = ObjectMetadata(headers: response.headers, contentLength: length)
-            let partSize = Int64(transfer.downloadPartSize)
-            if length > Int64(transfer.multipartThreshold) && length > partSize {
+            let rangeSize = Int64(transfer.downloadPartSize)
+            if length > Int64(transfer.multipartThreshold) && length > rangeSize {
                 try file.truncate(to: length)
                 return .parts(
-                    metadata, plan: PartPlan(objectSize: length, partSize: partSize, startOffset: partSize), firstPartSize: partSize,
+                    metadata, plan: PartPlan(objectSize: length, partSize: rangeSize, startOffset: rangeSize), firstPartSize: rangeSize,
                     eTag: response.header("etag"), body: response.body)
             }
             var verifier = BodyVerifier(headers: response.headers, expectedLength: length, verifies: transfer.verifiesDownloads)

@@ -123,7 +123,11 @@ extension WIFTool {
                     // One bar for all the files: the name of a single one (its size comes with the
                     // answer), else how many and their listed sizes.
                     let label = plan.count == 1 ? plan[0].name : "\(plan.count) files"
-                    let total = plan.count == 1 ? nil : plan.reduce(0) { $0 + ($1.size ?? 0) }
+                    let total = plan.count == 1 ? nil : plan.reduce(Int64(0)) { sum, item in
+                        // Listed sizes come from the server; a sum too large for 64 bits shows no total.
+                        let (added, overflow) = sum.addingReportingOverflow(item.size ?? 0)
+                        return overflow ? Int64.max : added
+                    }
                     let bar = ProgressBar.standardError(label: label, total: total, quiet: self.store.quiet)
                     let progress = BatchProgress(bar: bar)
                     let byKey = self.key
@@ -176,7 +180,8 @@ extension WIFTool {
 
         /// Where a single download goes.
         static func destination(for name: String, output: String?) throws(CommandFailure) -> String {
-            let fileName = String(name.split(separator: "/").last ?? Substring(name))
+            // The last segment after a `/` byte: a `/` with a combining mark after it still separates.
+            let fileName = String(decoding: name.utf8.split(separator: UInt8(ascii: "/")).last ?? name.utf8[...], as: UTF8.self)
             guard let output else {
                 return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(fileName).path
             }
@@ -207,20 +212,32 @@ extension WIFTool {
         /// (by the name rules, or because of what is already in the folder): all checked before
         /// anything is written, so no folder is made for a refused file.
         private func folderPlan(_ files: SignedInStore) async throws -> (items: [Item], folder: DownloadFolder, refused: [Refused]) {
-            let base = self.name.lastIndex(of: "/").map { String(self.name[...$0]) } ?? ""
+            // Names are cut over their UTF-8, as the kernel reads paths: a `/` that a combining mark follows
+            // is one character in Swift but still a separator on disk.
+            let slash = UInt8(ascii: "/")
+            let baseLength = self.name.utf8.lastIndex(of: slash).map { self.name.utf8.distance(from: self.name.utf8.startIndex, to: $0) + 1 } ?? 0
             var listed: [(name: String, relative: String, size: Int64)] = []
+            var outside: [Refused] = []
             for try await object in try files.bucket.list(prefix: self.name, logger: files.logger).objects {
-                guard !object.name.hasSuffix("/") else { continue }
-                listed.append((object.name, String(object.name.dropFirst(base.count)), object.size))
+                guard object.name.utf8.last != slash else { continue }
+                // A server that lists a name outside the prefix asked for is not followed there.
+                guard object.name.utf8.starts(with: self.name.utf8) else {
+                    outside.append(
+                        Refused(
+                            name: object.name, reason: "the server listed it for the prefix '\(self.name)', which it does not start with",
+                            status: .io))
+                    continue
+                }
+                listed.append((object.name, String(decoding: object.name.utf8.dropFirst(baseLength), as: UTF8.self), object.size))
             }
-            guard !listed.isEmpty else {
+            guard !listed.isEmpty || !outside.isEmpty else {
                 throw CommandFailure(
                     status: .notFound, message: self.name.isEmpty ? "your folder is empty" : "no files have names starting with '\(self.name)'")
             }
             let folder = try DownloadFolder(path: URL(fileURLWithPath: self.output ?? FileManager.default.currentDirectoryPath).path)
             let local = folder.refusals(of: listed.map(\.relative))
             var items: [Item] = []
-            var refused: [Refused] = []
+            var refused = outside
             for (entry, localReason) in zip(listed, local) {
                 do throws(S3Error) {
                     _ = try files.bucket.key(for: entry.name)

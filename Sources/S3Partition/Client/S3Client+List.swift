@@ -154,9 +154,18 @@ extension S3Client {
                 guard let key = child.text("Key") else {
                     throw .malformedResponse("a listed object has no <Key>", status: status, requestId: requestId, bucket: bucket)
                 }
+                var size: Int64 = 0
+                if let text = child.text("Size") {
+                    guard let value = Int64(text), value >= 0 else {
+                        throw .malformedResponse(
+                            "the listed object '\(key.prefix(80))' has the size '\(text.prefix(40))', not a whole number of bytes",
+                            status: status, requestId: requestId, bucket: bucket)
+                    }
+                    size = value
+                }
                 objects.append(
                     S3ObjectSummary(
-                        key: try decoded(key), size: child.text("Size").flatMap { Int64($0) } ?? 0,
+                        key: try decoded(key), size: size,
                         lastModified: child.text("LastModified").flatMap { AWSDate.parseISO8601($0, requiringTime: true).map(AWSDate.date(milliseconds:)) },
                         eTag: child.text("ETag").map(ObjectMetadata.unquoted), storageClass: child.text("StorageClass")))
             case "CommonPrefixes":

@@ -100,17 +100,19 @@ public final class DownloadFolder: Sendable {
     /// - Parameter relatives: The files' paths below the folder.
     /// - Returns: The reason for each refused file, `nil` for the others, in the same order.
     public func refusals(of relatives: [String]) -> [String?] {
-        var folders: Set<String> = []
+        // Compared as bytes, as file names are: two names that are canonically equivalent but spelled
+        // differently are two different files.
+        var folders: Set<ExactText> = []
         for relative in relatives {
             var folder = ""
-            for segment in relative.split(separator: "/", omittingEmptySubsequences: false).dropLast() {
-                folder += folder.isEmpty ? String(segment) : "/" + segment
-                folders.insert(folder)
+            for segment in Self.byteSegments(of: relative).dropLast() {
+                folder += folder.isEmpty ? segment : "/" + segment
+                folders.insert(ExactText(folder))
             }
         }
         return relatives.map { relative in
             if let reason = self.refusal(of: relative) { return reason }
-            if folders.contains(relative) {
+            if folders.contains(ExactText(relative)) {
                 return "\(PrintableText.escaping(self.path(of: relative))) would also be the folder of other files of the download"
             }
             return nil
@@ -229,17 +231,29 @@ public final class DownloadFolder: Sendable {
         var reason: String
     }
 
-    /// The segments of a plain relative path.
+    /// The segments of a plain relative path, split at every `/` byte as the kernel does: a `/` that
+    /// begins a grapheme with a combining mark after it is still a separator, so the path is read over
+    /// its UTF-8, never as characters.
     static func segments(of relative: String) -> Result<[String], Problem> {
         if relative.isEmpty { return .failure(Problem(reason: "the path is empty")) }
         if relative.utf8.contains(0) { return .failure(Problem(reason: "the path contains a NUL character")) }
-        if relative.hasPrefix("/") { return .failure(Problem(reason: "the path is absolute")) }
-        let segments = relative.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if relative.utf8.first == UInt8(ascii: "/") { return .failure(Problem(reason: "the path is absolute")) }
+        let segments = Self.byteSegments(of: relative)
         for segment in segments {
             if segment.isEmpty { return .failure(Problem(reason: "the path has an empty segment")) }
-            if segment == "." || segment == ".." { return .failure(Problem(reason: "the path has a '\(segment)' segment")) }
+            if segment.utf8.elementsEqual(".".utf8) || segment.utf8.elementsEqual("..".utf8) {
+                return .failure(Problem(reason: "the path has a '\(segment)' segment"))
+            }
         }
         return .success(segments)
+    }
+
+    /// `relative` cut at every `/` byte, empty segments kept. Each cut is at an ASCII byte, so every
+    /// segment is whole UTF-8.
+    static func byteSegments(of relative: String) -> [String] {
+        relative.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
     }
 
     enum Kind: Equatable {

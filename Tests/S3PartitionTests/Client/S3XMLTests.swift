@@ -122,6 +122,9 @@ struct S3XMLTests {
         ("<ListBucketResult><Contents><Size>1</Size></Contents></ListBucketResult>", "no <Key>"),
         ("<ListBucketResult><EncodingType>url</EncodingType><Contents><Key>%ZZ</Key></Contents></ListBucketResult>", "badly encoded"),
         ("not xml", "not XML"),
+        ("<ListBucketResult><Contents><Key>a</Key><Size>-5</Size></Contents></ListBucketResult>", "'a' has the size '-5', not a whole number"),
+        ("<ListBucketResult><Contents><Key>a</Key><Size>99999999999999999999</Size></Contents></ListBucketResult>", "not a whole number"),
+        ("<ListBucketResult><Contents><Key>a</Key><Size>12kB</Size></Contents></ListBucketResult>", "'12kB', not a whole number"),
     ])
     func badListPages(body: String, fragment: String) {
         let error = #expect(throws: S3Error.self) { try S3Client.decodeListPage(Array(body.utf8), status: 200, requestId: "R", bucket: "b") }

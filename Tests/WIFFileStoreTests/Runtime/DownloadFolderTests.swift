@@ -111,6 +111,10 @@ import WIFFileStore
         arguments: [
             ("", "the path is empty"), ("/etc/passwd", "the path is absolute"), ("a//b", "the path has an empty segment"),
             ("a/../../b", "the path has a '..' segment"), ("./a", "the path has a '.' segment"), ("a\u{0}b", "the path contains a NUL character"),
+            // A `/` followed by a combining mark is one character to Swift but still a separator to the
+            // kernel: these are `..` and an absolute path on disk.
+            ("../\u{301}x", "the path has a '..' segment"), ("/\u{301}y", "the path is absolute"),
+            ("a/..\u{301}/../b", "the path has a '..' segment"),
         ])
     func oddPathsAreRefused(path: String, reason: String) throws {
         let place = try Place()
@@ -119,6 +123,27 @@ import WIFFileStore
         #expect(folder.refusal(of: path) == reason)
         #expect(throws: FileStoreError.self) { try folder.destination(for: path) }
         #expect(place.contents(of: place.out).isEmpty)
+    }
+
+    @Test func aCombiningMarkAfterASlashStillSeparatesFolders() throws {
+        let place = try Place()
+        defer { place.remove() }
+        let folder = try DownloadFolder(path: place.out)
+        // `\u{301}x` below the folder `a`, not one file named `a/\u{301}x`.
+        let destination = try folder.destination(for: "a/\u{301}x")
+        try destination.moveIn(from: try place.staged("mark"))
+        #expect(place.contents(of: place.out) == ["a"])
+        #expect(try String(contentsOfFile: place.out + "/a/\u{301}x", encoding: .utf8) == "mark")
+        #expect(place.contents(of: place.outside).isEmpty)
+    }
+
+    @Test func namesThatDifferOnlyInSpellingAreDifferentFiles() throws {
+        let place = try Place()
+        defer { place.remove() }
+        let folder = try DownloadFolder(path: place.out)
+        // `é` precomposed and `e` with a combining accent are equal Swift strings but two file names.
+        let reasons = folder.refusals(of: ["\u{e9}", "e\u{301}/b.txt"])
+        #expect(reasons == [nil, nil])
     }
 
     @Test func aFileWhoseNameIsAnotherFilesFolderIsRefused() throws {

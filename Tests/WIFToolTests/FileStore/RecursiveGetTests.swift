@@ -51,6 +51,32 @@ import WIFTestSupport
     }
 }
 
+extension RecursiveGetTests {
+    /// Swift reads `/` and a combining mark after it as one character; the kernel reads a separator. A
+    /// name cut or split as characters would lose the mark with the `/` and land above the folder.
+    @Test func namesWithACombiningMarkAfterASlashStayInsideTheFolder() throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        try #require(try fixture.run(["login", "--dev", "alice"]).status == 0)
+        try fixture.makeFile("a.txt", size: 10, seed: 1)
+        try fixture.makeFile("b.txt", size: 20, seed: 2)
+        let tricky = "dir/\u{301}../\u{301}escaped.txt"
+        try #require(try fixture.run(["put", fixture.path("a.txt"), "--as", "dir/a.txt"]).status == 0)
+        let put = try fixture.run(["put", fixture.path("b.txt"), "--as", tricky])
+        try #require(put.status == 0, "\(put.stderr)")
+
+        let work = fixture.path("work")
+        let out = work + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let get = try fixture.run(["get", "-r", "dir/", "-o", out])
+        #expect(get.status == 0, "\(get.stderr)")
+        // Nothing beside the output folder; the file is in a folder named `\u{301}..` inside it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: work) == ["out"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == ["a.txt", "\u{301}.."].sorted())
+        #expect(try StoreFixture.sha256(out + "/\u{301}../\u{301}escaped.txt") == StoreFixture.sha256(fixture.path("b.txt")))
+    }
+}
+
 /// Names the tool refuses, stored by another client, in the middle of a recursive download.
 @Suite(.enabled(if: MotoPeer.isAvailable, MotoPeer.skipReason), .oneToolRunAtATime)
 struct MotoRecursiveGetTests {

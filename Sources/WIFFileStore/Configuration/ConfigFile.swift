@@ -65,7 +65,10 @@ package struct ConfigFile: Sendable {
     package static func parse(_ text: String, path: String) throws(FileStoreError) -> ConfigFile {
         var file = ConfigFile()
         var section = ""
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Lines end at each line feed, read as scalars: in characters a CRLF is one character that is not
+        // "\n", so a file saved with Windows line endings would be one long line.
+        for (index, scalars) in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let rawLine = Substring(scalars)
             let where_ = "\(path) line \(index + 1)"
             let line = rawLine.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }

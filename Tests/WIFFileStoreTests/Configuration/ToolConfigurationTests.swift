@@ -86,6 +86,22 @@ import WIFTestSupport
         }
     }
 
+    @Test func aConfigFileWithWindowsLineEndingsReadsTheSame() throws {
+        let crlf = Self.config.replacingOccurrences(of: "\n", with: "\r\n")
+        try #require(crlf.contains("\r\n"))
+        try Self.withHome(config: crlf) { home in
+            let configuration = try ToolConfiguration.resolve(.init(), environment: ["WIF_HOME": home.path])
+            #expect(configuration.region == "eu-west-1")
+            #expect(configuration.bucket == "team-files")
+        }
+        try Self.withHome(config: "[default]\r\nregion = eu-west-1\r\ncolour = blue\r\n") { home in
+            let error = #expect(throws: FileStoreError.self) {
+                try ToolConfiguration.resolve(.init(), environment: ["WIF_HOME": home.path])
+            }
+            #expect(error?.message.contains("config line 3: unknown setting 'colour'") == true, "\(error?.message ?? "")")
+        }
+    }
+
     @Test func theSTSDeadlineComesFromTheVariableThenTheConfigFile() throws {
         try Self.withHome(config: "[default]\nsts_deadline = 4\n\n[account bob]\nsts_deadline = soon\n") { home in
             let environment = ["WIF_HOME": home.path]

@@ -153,7 +153,13 @@ enum NestingScanner {
         if start + 2 < bytes.count, bytes[start + 1] == quote, bytes[start + 2] == quote {
             var index = start + 3
             while index + 2 < bytes.count {
-                if bytes[index] == UInt8(ascii: "\\"), index + 3 < bytes.count, bytes[index + 1] == quote { index += 4; continue }
+                // In a block string only `\"""` is an escape; any other backslash is literal text.
+                if bytes[index] == UInt8(ascii: "\\"), index + 3 < bytes.count, bytes[index + 1] == quote, bytes[index + 2] == quote,
+                    bytes[index + 3] == quote
+                {
+                    index += 4
+                    continue
+                }
                 if bytes[index] == quote, bytes[index + 1] == quote, bytes[index + 2] == quote { return index + 3 }
                 index += 1
             }

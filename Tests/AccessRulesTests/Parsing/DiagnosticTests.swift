@@ -92,6 +92,17 @@ struct DiagnosticTests {
         #expect(result.diagnostics.first?.column == 91)
     }
 
+    @Test("SDL: a backslash in a block string does not hide the nesting after it")
+    func nestingAfterABlockStringWithABackslash() {
+        // In a block string only \""" is an escape: `\"b` is text, and the string ends at the third quote
+        // after it, so the brackets that follow are counted.
+        let quotes = String(repeating: "\"", count: 3)
+        let text = quotes + "a\\\"b" + quotes + "\ntype T @model @auth(rules: " + String(repeating: "[", count: 5000) + ") { id: ID }"
+        let result = RuleSet.read(schema: text)
+        #expect(result.diagnostics.first?.message == "the schema nests deeper than 64 levels")
+        #expect(result.diagnostics.first?.line == 2)
+    }
+
     static let json = """
         {
           "models": {

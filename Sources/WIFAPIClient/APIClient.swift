@@ -323,3 +323,50 @@ public struct APIClient: Sendable {
         }
     }
 }
+
+extension StaticAPIToken: CustomReflectable {
+    /// No children: `dump` and `Mirror(reflecting:)` would otherwise list the stored secrets that
+    /// ``description`` leaves out.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}
+
+extension APIRequest: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Headers whose values are credentials: shown as `<redacted>`.
+    static let secretHeaders: Set<String> = ["authorization", "proxy-authorization", "x-api-key", "x-amz-security-token", "cookie"]
+
+    /// The method, the URL without its query (a presigned URL carries its signature there), the
+    /// headers with credential values redacted, and the body's length.
+    public var description: String {
+        var components = URLComponents(url: self.url, resolvingAgainstBaseURL: false)
+        let hadQuery = components?.query != nil
+        components?.query = nil
+        let url = (components?.string ?? "?") + (hadQuery ? "?…" : "")
+        let headers = self.headers.map { header in
+            "\(header.name): " + (Self.secretHeaders.contains(header.name.lowercased()) ? "<redacted>" : header.value)
+        }
+        return "APIRequest(\(self.method) \(url), headers: [\(headers.joined(separator: ", "))], body: \(self.body.count) bytes)"
+    }
+
+    public var debugDescription: String { self.description }
+
+    /// No children: `dump` and `Mirror(reflecting:)` would otherwise list the stored secrets that
+    /// ``description`` leaves out.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}
+
+extension APIClientCredentials: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Which credentials are set, without any of them.
+    public var description: String {
+        let set = [
+            ("userPoolTokens", self.userPoolTokens != nil), ("oidcTokens", self.oidcTokens != nil),
+            ("lambdaTokens", self.lambdaTokens != nil), ("iam", self.iam != nil), ("apiKey", self.apiKey != nil),
+        ].filter(\.1).map(\.0)
+        return "APIClientCredentials(\(set.joined(separator: ", ")); secrets: <redacted>)"
+    }
+
+    public var debugDescription: String { self.description }
+
+    /// No children: `dump` and `Mirror(reflecting:)` would otherwise list the stored secrets that
+    /// ``description`` leaves out.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

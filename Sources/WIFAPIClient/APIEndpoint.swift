@@ -243,3 +243,18 @@ extension AmplifyAPIConfiguration {
         }
     }
 }
+
+extension APIEndpoint: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Where and how the API is called; the API key is left out.
+    public var description: String {
+        let modes = self.modes.map(\.rawValue).joined(separator: ", ")
+        let key = self.apiKey == nil ? "" : ", apiKey: <redacted>"
+        return "APIEndpoint(\(self.name), \(self.kind.rawValue) \(self.url.absoluteString), region: \(self.region), modes: [\(modes)]\(key))"
+    }
+
+    public var debugDescription: String { self.description }
+
+    /// No children: `dump` and `Mirror(reflecting:)` would otherwise list the stored secrets that
+    /// ``description`` leaves out.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

@@ -25,3 +25,9 @@ public struct APIKey: Sendable, Hashable, CustomStringConvertible {
         "APIKey(name: \(self.name), value: <redacted>\(self.expires.map { ", expires: \($0)" } ?? ""))"
     }
 }
+
+extension APIKey: CustomReflectable {
+    /// No children: `dump` and `Mirror(reflecting:)` would otherwise list the stored secrets that
+    /// ``description`` leaves out.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

@@ -57,3 +57,9 @@ extension AWSCredentials: CustomStringConvertible, CustomDebugStringConvertible 
 
     public var debugDescription: String { self.description }
 }
+
+extension AWSCredentials: CustomReflectable {
+    /// No children: `dump` and `Mirror(reflecting:)` would otherwise list the stored secrets that
+    /// ``description`` leaves out.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

@@ -177,3 +177,9 @@ extension SigV4Request: CustomStringConvertible, CustomDebugStringConvertible {
     /// The same as ``description``.
     public var debugDescription: String { self.description }
 }
+
+extension SigV4Request: CustomReflectable {
+    /// No children: `dump` and `Mirror(reflecting:)` would otherwise list the stored secrets that
+    /// ``description`` leaves out.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

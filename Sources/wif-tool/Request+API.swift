@@ -25,7 +25,7 @@ extension WIFTool.Request {
             throw ValidationError("--model and --operation go with --multi-auth")
         }
         for line in self.header where Self.splitHeader(line) == nil {
-            throw ValidationError("--header must look like 'Name: value', not '\(line)'")
+            throw ValidationError(Self.headerMistake(line))
         }
     }
 

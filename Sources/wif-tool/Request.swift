@@ -104,7 +104,7 @@ extension WIFTool {
                 throw ValidationError("--presign must be between 1 and \(SigV4Signer.maximumExpiry) seconds")
             }
             for line in self.header where Self.splitHeader(line) == nil {
-                throw ValidationError("--header must look like 'Name: value', not '\(line)'")
+                throw ValidationError(Self.headerMistake(line))
             }
             guard let parsed = URL(string: self.url), let scheme = parsed.scheme?.lowercased(),
                 scheme == "http" || scheme == "https", parsed.host() != nil
@@ -220,6 +220,14 @@ extension WIFTool {
                 printError("error: HTTP \(response.status.code) \(response.status.reasonPhrase)\n")
                 throw ExitStatus.failure.exitCode
             }
+        }
+
+        /// The error for a `--header` that is not `Name: value`. Only its first word is quoted: a
+        /// mistyped header is often `Authorization Bearer …` or `x-api-key=…`, whose value is a secret.
+        static func headerMistake(_ line: String) -> String {
+            let word = line.prefix { $0 != " " && $0 != "=" && $0 != "\t" }.prefix(40)
+            let rest = word.count < line.count ? " …" : ""
+            return "--header must look like 'Name: value', not '\(word)\(rest)' (the value is not shown)"
         }
 
         static func splitHeader(_ line: String) -> (String, String)? {

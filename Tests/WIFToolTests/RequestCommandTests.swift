@@ -94,6 +94,19 @@ import WIFTestSupport
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
 
+    @Test func aMistypedHeaderIsRefusedWithoutShowingItsValue() throws {
+        let home = try ToolRunner.temporaryDirectory()
+        let secret = "da2-neverprintthisapikey000"
+        for header in ["Authorization Bearer \(secret)", "x-api-key=\(secret)"] {
+            let result = try ToolRunner.run(
+                ["request", "--service", "s3", "--header", header, "https://example.com/"],
+                environment: ToolRunner.cleanEnvironment(home: home, extra: Self.keys))
+            #expect(result.status == 64)
+            #expect(result.stderr.contains("--header must look like 'Name: value'"), "\(result.stderr)")
+            #expect(!result.stderr.contains(secret), "\(result.stderr)")
+        }
+    }
+
     @Test func notAURLIsAUsageError() throws {
         let home = try ToolRunner.temporaryDirectory()
         let result = try ToolRunner.run(

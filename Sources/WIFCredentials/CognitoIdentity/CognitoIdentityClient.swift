@@ -197,3 +197,9 @@ public struct IdentityPoolOpenIdToken: Sendable, Hashable, CustomStringConvertib
     /// The identity id only.
     public var description: String { "IdentityPoolOpenIdToken(identityId: \(self.identityId), token: <redacted>)" }
 }
+
+extension IdentityPoolOpenIdToken: CustomReflectable {
+    /// No children: `dump` and `Mirror(reflecting:)` would otherwise list the stored secrets that
+    /// ``description`` leaves out.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

@@ -73,3 +73,9 @@ extension AWSProfile {
         return lines.joined(separator: "\n")
     }
 }
+
+extension AWSProfile: CustomReflectable {
+    /// No children: `dump` and `Mirror(reflecting:)` would otherwise list the stored secrets that
+    /// ``description`` leaves out.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

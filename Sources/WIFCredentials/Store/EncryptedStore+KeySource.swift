@@ -168,3 +168,9 @@ extension EncryptedStore {
         public var memory: Int { 128 * Int(self.blockSize) << Int(self.costLog2) }
     }
 }
+
+extension EncryptedStore.KeySource: CustomReflectable {
+    /// No children: `dump` and `Mirror(reflecting:)` would otherwise list the stored secrets that
+    /// ``description`` leaves out.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

@@ -65,3 +65,9 @@ extension WebIdentityTokenSource {
         try await self.token(forceRefresh: true, logger: logger)
     }
 }
+
+extension WebIdentityToken: CustomReflectable {
+    /// No children: `dump` and `Mirror(reflecting:)` would otherwise list the stored secrets that
+    /// ``description`` leaves out.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

@@ -165,3 +165,37 @@ public struct StoredSession: Codable, Sendable, CustomStringConvertible {
         self.identityPool = identityPool
     }
 }
+
+extension StoredSession: CustomReflectable {
+    /// No children: `dump` and `Mirror(reflecting:)` would otherwise list the stored secrets that
+    /// ``description`` leaves out.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}
+
+extension StoredSession.TokenRecord: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// How the token is had again, without the token.
+    public var description: String {
+        var text = "TokenRecord(kind: \(self.kind.rawValue)"
+        if self.value != nil { text += ", value: <redacted>" }
+        if let path = self.path { text += ", path: \(path)" }
+        if let account = self.account { text += ", account: \(account)" }
+        return text + ")"
+    }
+
+    public var debugDescription: String { self.description }
+
+    /// No children: `dump` and `Mirror(reflecting:)` would otherwise list the stored secrets that
+    /// ``description`` leaves out.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}
+
+extension StoredSession.CredentialRecord: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The access key id and the expiry; the secret key and the session token are left out.
+    public var description: String { "CredentialRecord(\(self.credentials.description))" }
+
+    public var debugDescription: String { self.description }
+
+    /// No children: `dump` and `Mirror(reflecting:)` would otherwise list the stored secrets that
+    /// ``description`` leaves out.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

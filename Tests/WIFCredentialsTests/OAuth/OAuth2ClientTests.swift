@@ -236,6 +236,20 @@ import WIFTestSupport
         }
     }
 
+    @Test func aSuccessfulAnswerWithAnEmptyErrorDoesNotQuoteTheNewTokens() async throws {
+        let client = try self.client()
+        let tokens = try await self.issuer.signIn(client: client)
+        let issued = "fresh-access-token-never-to-be-shown"
+        self.issuer.script(OAuthTestIssuer.json(200, #"{"access_token":"\#(issued)","refresh_token":"r-\#(issued)","error":""}"#))
+        await #expect {
+            _ = try await client.refresh(tokens)
+        } throws: { error in
+            let error = error as? WIFCredentialsError
+            return error?.code == .malformedResponse && error?.reason.contains("its 'error' member is empty") == true
+                && error?.description.contains(issued) == false
+        }
+    }
+
     @Test func anUnreachableIssuerIsANetworkError() async throws {
         struct Down: HTTPTransport {
             func send(_ request: TransportRequest, timeout: Duration, maximumBodyBytes: Int, logger: Logger) async throws -> TransportResponse {

@@ -61,8 +61,11 @@ extension OAuth2Client {
         let strings = object.compactMapValues { $0 as? String }
         if !success || strings["error"] != nil {
             guard let error = OAuth2ErrorResponse.from(strings, httpStatus: response.status, redacting: secrets) else {
-                throw .malformedResponse(
-                    "the issuer's \(endpoint) answered HTTP \(response.status) without an OAuth error: \(Self.excerpt(response.body, secrets: secrets))")
+                // A successful status may carry tokens the issuer just made, which no list of what was sent
+                // can redact: its body is not quoted.
+                let detail = success
+                    ? ": its 'error' member is empty" : ": " + Self.excerpt(response.body, secrets: secrets)
+                throw .malformedResponse("the issuer's \(endpoint) answered HTTP \(response.status) without an OAuth error\(detail)")
             }
             return .failure(error)
         }

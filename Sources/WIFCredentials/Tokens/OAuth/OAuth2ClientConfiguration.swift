@@ -201,3 +201,9 @@ public struct OAuth2ClientConfiguration: Codable, Sendable, Hashable, CustomStri
         return "OAuth2ClientConfiguration(\(parts.joined(separator: ", ")))"
     }
 }
+
+extension OAuth2ClientConfiguration: CustomReflectable {
+    /// No children: `dump` and `Mirror(reflecting:)` would otherwise list the stored secrets that
+    /// ``description`` leaves out.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

@@ -95,3 +95,9 @@ public struct OAuth2Tokens: Codable, Sendable, Hashable, CustomStringConvertible
     /// The same as ``description``.
     public var debugDescription: String { self.description }
 }
+
+extension OAuth2Tokens: CustomReflectable {
+    /// No children: `dump` and `Mirror(reflecting:)` would otherwise list the stored secrets that
+    /// ``description`` leaves out.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

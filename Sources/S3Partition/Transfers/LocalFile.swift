@@ -107,7 +107,7 @@ final class ReadableFile: Sendable {
     }
 }
 
-/// A new file being written at offsets by the parts of a download, on NIO's thread pool.
+/// A new file being written at offsets by the parts of a download.
 final class WritableFile: Sendable {
     let descriptor: Int32
     let path: String
@@ -134,50 +134,48 @@ final class WritableFile: Sendable {
     /// Vectors per `pwritev(2)` call: `IOV_MAX` on Linux and Darwin.
     static let maximumVectors = 1024
 
-    /// Writes `buffers`, one after another, at `offset`, with as few `pwritev(2)` calls as the
-    /// system allows: the received buffers go to the file as they are, with no copy into one buffer.
-    func write(_ buffers: [ByteBuffer], at offset: Int64) async throws {
-        guard buffers.contains(where: { $0.readableBytes > 0 }) else { return }
+    /// Writes `buffers`, one after another, at `offset`, on the calling thread, with as few
+    /// `pwritev(2)` calls as the system allows: the received buffers go to the file as they are, with no
+    /// copy into one buffer.
+    func write(_ buffers: [ByteBuffer], at offset: Int64) throws(S3Error) {
         let descriptor = self.descriptor
         let path = self.path
-        try await NIOThreadPool.singleton.runIfActive { () throws in
-            // Each buffer's storage is retained until the writes are done, so its bytes stay where
-            // the vectors point; nothing writes to them meanwhile.
-            var vectors: [iovec] = []
-            var storages: [Unmanaged<AnyObject>] = []
-            vectors.reserveCapacity(buffers.count)
-            storages.reserveCapacity(buffers.count)
-            defer { storages.forEach { $0.release() } }
-            for buffer in buffers where buffer.readableBytes > 0 {
-                buffer.withUnsafeReadableBytesWithStorageManagement { bytes, storage in
-                    storages.append(storage.retain())
-                    vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress), iov_len: bytes.count))
-                }
+        // Each buffer's storage is retained until the writes are done, so its bytes stay where
+        // the vectors point; nothing writes to them meanwhile.
+        var vectors: [iovec] = []
+        var storages: [Unmanaged<AnyObject>] = []
+        vectors.reserveCapacity(buffers.count)
+        storages.reserveCapacity(buffers.count)
+        defer { storages.forEach { $0.release() } }
+        for buffer in buffers where buffer.readableBytes > 0 {
+            buffer.withUnsafeReadableBytesWithStorageManagement { bytes, storage in
+                storages.append(storage.retain())
+                vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress), iov_len: bytes.count))
             }
-            var first = 0
-            var position = offset
-            while first < vectors.count {
-                let count = min(vectors.count - first, Self.maximumVectors)
-                let result = vectors.withUnsafeBufferPointer { all in
-                    pwritev(descriptor, all.baseAddress.map { $0 + first }, Int32(count), off_t(position))
-                }
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    throw S3Error.fileError("cannot write '\(path)': \(systemErrorText(errno))")
-                }
-                // Skip what was written; a partly written vector keeps its remainder.
-                position += Int64(result)
-                var written = result
-                while written > 0 {
-                    let length = vectors[first].iov_len
-                    if written >= length {
-                        written -= length
-                        first += 1
-                    } else {
-                        vectors[first].iov_base += written
-                        vectors[first].iov_len -= written
-                        written = 0
-                    }
+        }
+        var first = 0
+        var position = offset
+        while first < vectors.count {
+            let count = min(vectors.count - first, Self.maximumVectors)
+            let result = vectors.withUnsafeBufferPointer { all in
+                pwritev(descriptor, all.baseAddress.map { $0 + first }, Int32(count), off_t(position))
+            }
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw .fileError("cannot write '\(path)': \(systemErrorText(errno))")
+            }
+            // Skip what was written; a partly written vector keeps its remainder.
+            position += Int64(result)
+            var written = result
+            while written > 0 {
+                let length = vectors[first].iov_len
+                if written >= length {
+                    written -= length
+                    first += 1
+                } else {
+                    vectors[first].iov_base += written
+                    vectors[first].iov_len -= written
+                    written = 0
                 }
             }
         }

@@ -20,7 +20,8 @@ extension WIFTool {
             abstract: "Download files from your folder of the shared bucket.",
             discussion: """
                 get NAME writes the file to -o PATH (default: NAME's last segment in the current folder; \
-                a PATH that is a folder or ends in '/' receives the file under that name). get --recursive \
+                a PATH that is a folder or ends in '/' receives the file under that name; '-o -' writes it \
+                to standard output, in order, for a pipe). get --recursive \
                 PREFIX -o DIR downloads every file whose name starts with PREFIX into DIR, keeping the \
                 names' folders below PREFIX's last '/'. get --key KEY reads an object by its full key in \
                 the bucket, outside your folder: the bucket's policy decides (another user's file is \
@@ -28,7 +29,9 @@ extension WIFTool {
 
                 A download is written to a temporary file and moved into place only once complete and \
                 verified (length, ETag or checksum), so the destination is either the whole file or \
-                untouched, even when the command is killed. Large objects arrive as parallel ranges.
+                untouched, even when the command is killed. Large objects arrive as parallel ranges. To \
+                standard output the bytes go as they arrive: a broken connection resumes where it stopped, \
+                and a failed check (exit status 7) comes after the bytes were written.
 
                 get --recursive checks every name before writing anything. A name the name rules refuse, \
                 or whose place in DIR is a symbolic link, a folder or a file's name, is reported on its \
@@ -72,7 +75,14 @@ extension WIFTool {
             try FileBatch.validate(jobs: self.jobs)
             if self.recursive && self.key { throw ValidationError("--key reads one object; it cannot be combined with --recursive") }
             if let output, output.isEmpty { throw ValidationError("-o needs a path") }
+            if self.writesStandardOutput {
+                if self.recursive { throw ValidationError("-o - writes one file to standard output; it cannot be combined with --recursive") }
+                if self.options.json { throw ValidationError("-o - writes the file to standard output, where --json would go; use one of them") }
+            }
         }
+
+        /// `-o -`: the file goes to standard output.
+        var writesStandardOutput: Bool { self.output == "-" }
 
         struct Downloaded: Encodable {
             var name: String
@@ -102,6 +112,10 @@ extension WIFTool {
             try await reportingStoreErrors {
                 let configuration = try ToolConfiguration.resolve(
                     store: self.store, region: self.options.region, environment: self.options.environment)
+                if self.writesStandardOutput {
+                    try await self.streamToStandardOutput(configuration)
+                    return
+                }
                 let staging = DownloadStaging.prepare(home: configuration.home)
                 defer { staging.cleanUp() }
                 let result = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger(), level: self.level.level, identity: self.identity) { files in
@@ -174,6 +188,30 @@ extension WIFTool {
                     let total = refused.count + result.downloaded.count
                     throw CommandFailure(
                         status: first.status, message: "\(refused.count) of \(total) files were not downloaded (see above); the others were")
+                }
+            }
+        }
+
+        /// `get NAME -o -`: the file, in order, to standard output. Nothing else is printed there; the
+        /// progress bar is on standard error.
+        private func streamToStandardOutput(_ configuration: ToolConfiguration) async throws {
+            try await SignedInStore.with(
+                configuration, environment: self.options.environment, logger: self.options.makeLogger(), level: self.level.level,
+                identity: self.identity
+            ) { files in
+                if !self.key { _ = try files.bucket.key(for: self.name) }
+                let bar = ProgressBar.standardError(label: self.name, total: nil, quiet: self.store.quiet)
+                let handler: TransferProgressHandler = { update in
+                    if let total = update.totalBytes { bar.update(bytes: update.bytesTransferred, total: total) }
+                }
+                defer { bar.finish() }
+                if self.key {
+                    try await files.client.getObject(
+                        bucket: files.session.bucket, key: self.name, toDescriptor: STDOUT_FILENO, progress: handler, logger: files.logger)
+                } else {
+                    try await files.reportingMissing(self.name) {
+                        try await files.bucket.get(self.name, toDescriptor: STDOUT_FILENO, progress: handler, logger: files.logger)
+                    }
                 }
             }
         }

@@ -150,6 +150,26 @@ public struct PartitionedBucket: Sendable {
         return try await self.client.getObject(bucket: self.bucket, key: key, toFile: path, progress: progress, logger: logger)
     }
 
+    /// Streams an object, in order, to an open file descriptor such as standard output; see
+    /// ``S3Client/getObject(bucket:key:toDescriptor:progress:logger:)``.
+    /// - Parameters:
+    ///   - name: The object's name.
+    ///   - descriptor: Where the bytes go; it stays open.
+    ///   - progress: Called with the bytes written so far.
+    ///   - logger: Where to log.
+    /// - Returns: The object's metadata.
+    /// - Throws: ``S3Error``: name and pre-flight errors before sending, ``S3Error/Code/noSuchKey``,
+    ///   ``S3Error/Code/integrityCheckFailed``, ``S3Error/Code/fileError`` for an output that cannot be
+    ///   written, …
+    @discardableResult
+    public func get(
+        _ name: String, toDescriptor descriptor: Int32, progress: TransferProgressHandler? = nil,
+        logger: Logger = .noop
+    ) async throws -> ObjectMetadata {
+        let key = try self.checkedKey(name, action: "GetObject")
+        return try await self.client.getObject(bucket: self.bucket, key: key, toDescriptor: descriptor, progress: progress, logger: logger)
+    }
+
     /// Reads a small object into memory.
     /// - Parameters:
     ///   - name: The object's name.

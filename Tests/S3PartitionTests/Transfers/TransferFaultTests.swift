@@ -107,6 +107,52 @@ struct TransferFaultTests {
         }
     }
 
+    @Test("a download to a descriptor whose connection breaks resumes where it stopped and writes each byte once")
+    func resumedStream() async throws {
+        let memory = MemoryS3()
+        let bytes = patternBytes(size: 300_000, seed: 7)
+        memory.store(bytes, key: "stream.bin")
+        memory.inject(.truncate(after: 100_000), when: Self.isPlainGet)
+        let folder = try TemporaryFolder()
+        let descriptor = open(folder.file("out.bin"), O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        try await RetryTests.withClient(memory, transfer: Self.transfer) { client, _ in
+            let progress = ProgressLog()
+            let metadata = try await client.getObject(
+                bucket: "bucket", key: "stream.bin", toDescriptor: descriptor, progress: progress.record)
+            #expect(metadata.contentLength == 300_000)
+            #expect(FileManager.default.contents(atPath: folder.file("out.bin")) == Data(bytes))
+            let ranges = memory.log.compactMap { $0.header("range") }
+            #expect(ranges.count == 1)
+            let resumedAt = try #require(ranges.first.flatMap { Int($0.dropFirst("bytes=".count).prefix { $0 != "-" }) })
+            #expect(resumedAt > 0 && resumedAt <= 100_000)
+            #expect(ranges.first == "bytes=\(resumedAt)-299999")
+            #expect(memory.log.filter { $0.header("range") != nil }.allSatisfy { $0.header("if-match") == "\"\(MemoryS3.md5Hex(bytes))\"" })
+            #expect(progress.last == TransferProgress(bytesTransferred: 300_000, totalBytes: 300_000))
+        }
+    }
+
+    @Test("a streamed download whose bytes do not match the ETag fails after writing them")
+    func streamedMismatch() async throws {
+        let memory = MemoryS3()
+        memory.store(patternBytes(size: 50_000, seed: 3), key: "bad.bin")
+        memory.inject(
+            .reply(.response(status: 200, headers: [("ETag", "\"00000000000000000000000000000000\""), ("Content-Length", "5")], body: Array("hello".utf8))),
+            times: 10, when: Self.isPlainGet)
+        let folder = try TemporaryFolder()
+        let descriptor = open(folder.file("out.bin"), O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        try await RetryTests.withClient(memory, transfer: Self.transfer) { client, _ in
+            let error = await #expect(throws: S3Error.self) {
+                try await client.getObject(bucket: "bucket", key: "bad.bin", toDescriptor: descriptor)
+            }
+            #expect(error?.code == .integrityCheckFailed)
+            #expect(FileManager.default.contents(atPath: folder.file("out.bin")) == Data("hello".utf8))
+        }
+    }
+
     @Test("a large download fetches parallel ranges conditional on the ETag, and retries a broken range")
     func rangedDownload() async throws {
         let memory = MemoryS3()

@@ -1,0 +1,144 @@
+import AsyncHTTPClient
+import Logging
+import NIOCore
+import WIFHTTP
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension S3Client {
+    /// Streams an object, in order, to an open file descriptor: standard output, a pipe or a socket,
+    /// where what has been written cannot be taken back.
+    ///
+    /// One request reads the object from its start. If the connection breaks mid-body, the rest is
+    /// fetched from where it stopped as a range conditional on the first answer's ETag, so no byte is
+    /// written twice and an object replaced meanwhile fails the download instead of mixing versions.
+    /// The length is always checked and, unless ``Transfer/verifiesDownloads`` is off, the MD5 against a
+    /// single-part ETag and the stored full-object checksum, over every byte written. Those checks can
+    /// only end the stream: when one fails the bytes are already written, and the error says so.
+    /// - Parameters:
+    ///   - bucket: The bucket.
+    ///   - key: The object key.
+    ///   - descriptor: Where the bytes go; it stays open.
+    ///   - progress: Called with the bytes written so far.
+    ///   - logger: Where to log.
+    /// - Returns: The object's metadata.
+    /// - Throws: ``S3Error``: ``S3Error/Code/noSuchKey``, ``S3Error/Code/accessDenied`` before anything
+    ///   is written; ``S3Error/Code/integrityCheckFailed``, ``S3Error/Code/preconditionFailed`` when the
+    ///   object changed between a break and its resumption, ``S3Error/Code/network`` when the
+    ///   connection keeps breaking, ``S3Error/Code/fileError`` when the descriptor cannot be written (a
+    ///   closed pipe); `CancellationError`.
+    @discardableResult
+    public func getObject(
+        bucket: String, key: String, toDescriptor descriptor: Int32, progress: TransferProgressHandler? = nil,
+        logger: Logger = .noop
+    ) async throws -> ObjectMetadata {
+        try Self.validate(bucket: bucket, key: key)
+        let transfer = self.configuration.transfer
+        var request = S3Request(operation: "GetObject", method: .GET, bucket: bucket, key: key)
+        if transfer.verifiesDownloads { request.headers.append(("x-amz-checksum-mode", "ENABLED")) }
+        let (metadata, firstVerifier, eTag, firstBody) = try await self.perform(request, logger: logger) { response in
+            let length = try Self.contentLength(response, operation: "GetObject", bucket: bucket, key: key)
+            return (
+                ObjectMetadata(headers: response.headers, contentLength: length),
+                BodyVerifier(headers: response.headers, expectedLength: length, verifies: transfer.verifiesDownloads),
+                response.header("etag"), response.body
+            )
+        }
+        let length = metadata.contentLength
+        let tracker = ProgressTracker(totalBytes: length, handler: progress)
+        var verifier = firstVerifier
+        var body = firstBody
+        var position: Int64 = 0
+        var resumptions = 0
+        while true {
+            do {
+                for try await buffer in body {
+                    guard position + Int64(buffer.readableBytes) <= length else {
+                        throw S3Error.integrity("S3 sent more than the \(length) bytes it announced", bucket: bucket, key: key)
+                    }
+                    verifier.update(buffer)
+                    try DescriptorOutput.write(buffer, to: descriptor)
+                    position += Int64(buffer.readableBytes)
+                    tracker.add(Int64(buffer.readableBytes))
+                }
+                if position == length { break }
+                throw S3Error.network("the connection closed after \(position) of \(length) bytes", bucket: bucket, key: key)
+            } catch let error as S3Error where error.code != .network {
+                throw error
+            } catch {
+                if error is CancellationError || Task.isCancelled { throw CancellationError() }
+                // Resumptions count against the same number of attempts as any request's retries.
+                resumptions += 1
+                guard resumptions < self.configuration.retry.maxAttempts else {
+                    if let error = error as? S3Error { throw error }
+                    throw S3Error.network(
+                        "the connection broke after \(position) of \(length) bytes had been written: \(error)", bucket: bucket, key: key)
+                }
+                logger.debug(
+                    "the download's connection broke; fetching the rest",
+                    metadata: ["wif.s3.key": "\(key)", "wif.s3.offset": "\(position)", "wif.s3.error": "\(error)"])
+                body = try await self.remainder(of: bucket, key: key, from: position, length: length, eTag: eTag, logger: logger)
+            }
+        }
+        try verifier.verify(bucket: bucket, key: key)
+        return metadata
+    }
+
+    /// The body of a ranged request for the bytes of an object from `offset` to its end.
+    private func remainder(
+        of bucket: String, key: String, from offset: Int64, length: Int64, eTag: String?, logger: Logger
+    ) async throws -> HTTPClientResponse.Body {
+        var request = S3Request(operation: "GetObject", method: .GET, bucket: bucket, key: key)
+        request.headers.append(("Range", "bytes=\(offset)-\(length - 1)"))
+        if let eTag { request.headers.append(("If-Match", eTag)) }
+        return try await self.perform(request, logger: logger) { response in
+            let expectedRange = "bytes \(offset)-\(length - 1)/\(length)"
+            guard response.status == 206, response.header("content-range") == expectedRange else {
+                throw S3Error.malformedResponse(
+                    "S3 answered a request for \(expectedRange) with HTTP \(response.status) and Content-Range '\(response.header("content-range") ?? "")'",
+                    status: response.status, requestId: response.header("x-amz-request-id"), bucket: bucket, key: key)
+            }
+            return response.body
+        }
+    }
+}
+
+/// Writes whole buffers to a descriptor that may be a pipe, a terminal or a non-blocking file.
+enum DescriptorOutput {
+    static func write(_ buffer: ByteBuffer, to descriptor: Int32) throws(S3Error) {
+        let failure: Int32? = buffer.withUnsafeReadableBytes { bytes in
+            guard let base = bytes.baseAddress else { return nil }
+            var done = 0
+            while done < bytes.count {
+                let result = systemWrite(descriptor, base + done, bytes.count - done)
+                if result > 0 {
+                    done += result
+                    continue
+                }
+                if result < 0 && errno == EINTR { continue }
+                if result < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                    // A non-blocking output: wait until it takes more.
+                    var waiting = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&waiting, 1, -1)
+                    continue
+                }
+                return result < 0 ? errno : EIO
+            }
+            return nil
+        }
+        if let failure {
+            throw .fileError("cannot write the download to the output: \(systemErrorText(failure))")
+        }
+    }
+}
+
+/// `write(2)`, under a name that ``DescriptorOutput/write(_:to:)`` does not hide.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
+}

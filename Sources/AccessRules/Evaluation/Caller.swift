@@ -11,8 +11,8 @@ public enum ClaimValue: Sendable, Hashable {
     /// Whether the claim is, or lists, `name`. A groups claim may arrive as one string.
     func contains(_ name: String) -> Bool {
         switch self {
-        case .string(let value): return value == name
-        case .strings(let values): return values.contains(name)
+        case .string(let value): return value.hasSameBytes(as: name)
+        case .strings(let values): return values.containsSameBytes(as: name)
         }
     }
 
@@ -104,7 +104,7 @@ public struct Caller: Sendable, Hashable {
     /// Whether the caller belongs to `group` by the claim `groupClaim` or by ``groups``.
     func isInGroup(_ group: String, claim groupClaim: String) -> Bool {
         if let claim = self.claims[groupClaim], claim.contains(group) { return true }
-        return self.groups.contains(group)
+        return self.groups.containsSameBytes(as: group)
     }
 
     /// The caller's username: `cognito:username`, else `username`.

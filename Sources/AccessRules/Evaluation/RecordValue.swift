@@ -1,3 +1,5 @@
+import WIFFoundation
+
 /// The value of one field of a record, as far as rules read it: owner and group fields hold a string or
 /// a list of strings; anything else only counts as present.
 public enum RecordValue: Sendable, Hashable {
@@ -10,11 +12,11 @@ public enum RecordValue: Sendable, Hashable {
     /// A value of another type (a number, a boolean, an object), described as text.
     case other(String)
 
-    /// Whether the value is, or lists, `name`.
+    /// Whether the value is, or lists, `name`, compared as bytes as AppSync compares them.
     func contains(_ name: String) -> Bool {
         switch self {
-        case .string(let value): return value == name
-        case .strings(let values): return values.contains(name)
+        case .string(let value): return value.hasSameBytes(as: name)
+        case .strings(let values): return values.containsSameBytes(as: name)
         case .null, .other: return false
         }
     }

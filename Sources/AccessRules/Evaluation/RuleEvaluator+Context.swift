@@ -1,3 +1,5 @@
+import WIFFoundation
+
 /// One question being decided, and how each strategy answers it.
 struct Context {
     let model: ModelRules
@@ -125,8 +127,8 @@ struct Context {
             let sub = claims["sub"]?.string
             let username = self.caller.username
             return value.contains { stored in
-                if let sub, stored == sub { return true }
-                if let username, stored == username { return true }
+                if let sub, stored.hasSameBytes(as: sub) { return true }
+                if let username, stored.hasSameBytes(as: username) { return true }
                 guard let sub, let username else { return false }
                 return Self.isJoined(stored, sub, username)
             }

@@ -147,7 +147,7 @@ public struct StorageCompiler: Sendable {
             switch (grant.subject, role) {
             case (.guest, .unauthenticated), (.authenticated, .authenticated): any.formUnion(grant.actions)
             case (.entity, .authenticated): own.formUnion(grant.actions)
-            case (.groups(let names), .group(let name)) where names.contains(name): any.formUnion(grant.actions)
+            case (.groups(let names), .group(let name)) where names.containsSameBytes(as: name): any.formUnion(grant.actions)
             default: break
             }
         }

@@ -1,3 +1,5 @@
+import WIFFoundation
+
 extension StorageRules {
     /// A storage decision and what made it.
     public struct Decision: Sendable, Hashable, CustomStringConvertible {
@@ -64,7 +66,7 @@ extension StorageRules {
         case (.guest, .guest): return true
         case (.authenticated, .identity(_, nil)): return true
         case (.entity, .identity(let id, nil)): return path.hasEntity && path.isOwned(target, by: id)
-        case (.groups(let names), .identity(_, let group?)): return names.contains(group)
+        case (.groups(let names), .identity(_, let group?)): return names.containsSameBytes(as: group)
         default: return false
         }
     }

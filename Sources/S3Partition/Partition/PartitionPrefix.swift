@@ -118,8 +118,9 @@ public struct PartitionPrefix: Sendable, Hashable, CustomStringConvertible {
         for scalar in userId.unicodeScalars where NameRules.isControl(scalar) {
             throw Self.idError(userId, .controlCharacter)
         }
-        if userId.contains("/") { throw Self.idError(userId, .containsSlash) }
-        if userId.contains("\\") { throw Self.idError(userId, .backslash) }
+        // Bytes, not characters: `/` with a combining mark after it is one Character, yet a separator.
+        if userId.utf8.contains(UInt8(ascii: "/")) { throw Self.idError(userId, .containsSlash) }
+        if userId.utf8.contains(UInt8(ascii: "\\")) { throw Self.idError(userId, .backslash) }
         if userId == "." || userId == ".." { throw Self.idError(userId, .dotSegment, detail: "the id is '\(userId)'") }
     }
 

@@ -59,6 +59,29 @@ struct SeedExampleTests {
         }
     }
 
+    @Test("Owner: names are compared as bytes, so a canonically equivalent spelling is someone else")
+    func ownerSpellingsAreDifferentPeople() throws {
+        let rules = try Self.evaluator(Self.ownerSchema)
+        // `é` precomposed and `e` + U+0301 are equal Swift strings, but two Cognito user names.
+        let composed = Caller.userPools(sub: "sub-x", username: "ren\u{e9}")
+        for stored in ["rene\u{301}", "sub-x::rene\u{301}"] {
+            let decision = rules.decide(model: "Todo", operation: .get, caller: composed, before: ["owner": .string(stored)])
+            #expect(decision.reason == .notOwner(field: "owner"), "\(stored.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+        #expect(rules.decide(model: "Todo", operation: .get, caller: composed, before: ["owner": "ren\u{e9}"]).isAllowed)
+    }
+
+    @Test("Groups: a group name is compared as bytes")
+    func groupSpellingsAreDifferentGroups() throws {
+        let accented = try Self.evaluator("""
+            type Todo @model @auth(rules: [{ allow: groups, groups: ["Caf\u{e9}"] }]) { id: ID! }
+            """)
+        let decomposed = Caller.userPools(sub: "sub-e", username: "erin", groups: ["Cafe\u{301}"])
+        let composed = Caller.userPools(sub: "sub-f", username: "fay", groups: ["Caf\u{e9}"])
+        #expect(!accented.decide(model: "Todo", operation: .get, caller: decomposed, before: [:]).isAllowed)
+        #expect(accented.decide(model: "Todo", operation: .get, caller: composed, before: [:]).isAllowed)
+    }
+
     @Test("Owner: other auth modes and signed-out callers are refused")
     func ownerOtherModes() throws {
         let rules = try Self.evaluator(Self.ownerSchema)

@@ -91,6 +91,8 @@ struct PartitionPrefixTests {
         ("", NameRule.empty), ("a/b", .containsSlash), ("../1002", .containsSlash), ("/", .containsSlash), (".", .dotSegment),
         ("..", .dotSegment), ("a\\b", .backslash), ("id\u{0}", .controlCharacter), ("id\n", .controlCharacter),
         ("id\u{7F}", .controlCharacter), (String(repeating: "9", count: 1100), .tooLong),
+        // A combining mark makes `/` or `\` part of one Character; the bytes still hold the separator.
+        ("alice/\u{301}x", .containsSlash), ("alice\\\u{301}x", .backslash),
     ])
     func refusedUserIds(userId: String, rule: NameRule) throws {
         let error = #expect(throws: S3Error.self) { try PartitionPrefix.make(userId: userId) }

@@ -119,6 +119,9 @@ extension WIFTool {
                 let staging = DownloadStaging.prepare(home: configuration.home)
                 defer { staging.cleanUp() }
                 let result = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger(), level: self.level.level, identity: self.identity) { files in
+                    // Signed in (any passphrase prompt is over): an interruption from here on removes the
+                    // temporary files of the downloads.
+                    InterruptCleanup.shared.install()
                     let plan: [Item]
                     let folder: DownloadFolder?
                     var refused: [Refused]?

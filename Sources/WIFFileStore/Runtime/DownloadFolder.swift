@@ -24,7 +24,7 @@ public final class DownloadFolder: Sendable {
     private let descriptor: Int32
     /// A private folder made inside this one for downloads in progress, when the process's staging
     /// folder is on another file system.
-    private let localStaging: Mutex<String?>
+    private let localStaging: Mutex<(path: String, registration: InterruptCleanup.Registration)?>
 
     /// Opens the folder, creating it (and the folders above it) when it does not exist.
     /// - Parameter path: The folder.
@@ -168,20 +168,24 @@ public final class DownloadFolder: Sendable {
             return shared.appendingPathComponent(UUID().uuidString).path
         }
         let made: Result<String, FileStoreError> = self.localStaging.withLock { local in
-            if let local { return .success(local) }
+            if let local { return .success(local.path) }
             let name = ".wif-download-\(UUID().uuidString.prefix(8))"
             guard mkdirat(self.descriptor, name, 0o700) == 0 else {
                 return .failure(.fileError("cannot create a temporary folder in \(self.path): \(String(cString: strerror(errno)))"))
             }
-            local = self.path(of: name)
-            return .success(self.path(of: name))
+            let path = self.path(of: name)
+            local = (path, InterruptCleanup.shared.register(path))
+            return .success(path)
         }
         return try made.get() + "/" + UUID().uuidString
     }
 
     /// Removes the private folder of downloads in progress, when one was made.
     public func cleanUp() {
-        if let local = self.localStaging.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: local) }
+        if let local = self.localStaging.withLock({ $0 }) {
+            try? FileManager.default.removeItem(atPath: local.path)
+            InterruptCleanup.shared.unregister(local.registration)
+        }
     }
 
     /// A file's place: the opened folder it goes in and its name there.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -11,13 +12,18 @@ import Darwin
 /// Where downloads are written until they are complete: a private folder under `<WIF_HOME>/tmp`, so an
 /// interrupted download (even a killed process) leaves nothing in the destination folder. Used when
 /// it is on the destination's file system, so the final move is an atomic rename; otherwise the
-/// download is written beside the destination under a hidden temporary name.
+/// download is written in a hidden folder beside the destination (`.wif-download-<pid>-<random>`),
+/// which ``cleanUp()`` removes, and ``InterruptCleanup`` too when the command is interrupted.
 public final class DownloadStaging: Sendable {
     /// This process's staging folder, `<home>/tmp/<pid>-<random>`.
     public let folder: URL?
+    private let registration: InterruptCleanup.Registration?
+    /// Hidden folders made beside destinations on other file systems, by the folder they are in.
+    private let local = Mutex<[String: (path: String, registration: InterruptCleanup.Registration)]>([:])
 
     private init(folder: URL?) {
         self.folder = folder
+        self.registration = folder.map { InterruptCleanup.shared.register($0.path) }
     }
 
     /// Creates this process's staging folder, removing those left by processes that no longer run.
@@ -54,16 +60,26 @@ public final class DownloadStaging: Sendable {
 
     /// Where to download a file meant for `destination`.
     /// - Parameter destination: The file's final path.
-    /// - Returns: A path in the staging folder on the destination's file system, else `destination`.
+    /// - Returns: A path in the staging folder when it is on the destination's file system, else in a
+    ///   hidden folder beside the destination; `destination` itself only when neither can be made.
     public func stagingPath(for destination: String) -> String {
-        guard let folder = self.folder else { return destination }
         let target = URL(fileURLWithPath: destination).deletingLastPathComponent().path
-        var stagingInfo = stat()
-        var targetInfo = stat()
-        guard stat(folder.path, &stagingInfo) == 0, stat(target, &targetInfo) == 0, stagingInfo.st_dev == targetInfo.st_dev else {
-            return destination
+        if let folder = self.folder {
+            var stagingInfo = stat()
+            var targetInfo = stat()
+            if stat(folder.path, &stagingInfo) == 0, stat(target, &targetInfo) == 0, stagingInfo.st_dev == targetInfo.st_dev {
+                return folder.appendingPathComponent(UUID().uuidString).path
+            }
         }
-        return folder.appendingPathComponent(UUID().uuidString).path
+        let beside: String? = self.local.withLock { local in
+            if let made = local[target] { return made.path }
+            let path = (target.hasSuffix("/") ? target : target + "/") + ".wif-download-\(getpid())-\(UUID().uuidString.prefix(8))"
+            guard mkdir(path, 0o700) == 0 else { return nil }
+            local[target] = (path, InterruptCleanup.shared.register(path))
+            return path
+        }
+        guard let beside else { return destination }
+        return beside + "/" + UUID().uuidString
     }
 
     /// Moves a finished download into place.
@@ -80,8 +96,17 @@ public final class DownloadStaging: Sendable {
         }
     }
 
-    /// Removes this process's staging folder.
+    /// Removes this process's staging folder and the hidden folders made beside destinations.
     public func cleanUp() {
         if let folder { try? FileManager.default.removeItem(at: folder) }
+        if let registration { InterruptCleanup.shared.unregister(registration) }
+        let local = self.local.withLock { local in
+            defer { local = [:] }
+            return Array(local.values)
+        }
+        for made in local {
+            try? FileManager.default.removeItem(atPath: made.path)
+            InterruptCleanup.shared.unregister(made.registration)
+        }
     }
 }

@@ -1,8 +1,10 @@
 /// Moves many files at once: up to `width` transfers run together, and each result is handed back in
 /// the files' own order, so that output lines and JSON read the same whatever order they finished in.
 ///
-/// The first failure cancels the transfers still running and is what the batch throws; files already
-/// handed back stay transferred.
+/// The first failure cancels the transfers still running and is what the batch throws. Every file
+/// that was transferred is still handed back first, in order: those before the failure as they
+/// finished, and those that finished after a failed or unfinished one once the batch has stopped, so
+/// what was written is always reported.
 public enum FileBatch {
     /// Files moving at once unless `--jobs` says otherwise: enough to keep a round trip's latency off
     /// small files, few enough that large ones (already split into parallel parts) share the pool.
@@ -15,7 +17,8 @@ public enum FileBatch {
     ///   - items: What to transfer.
     ///   - width: How many transfers run at once; at least 1.
     ///   - transfer: One item's transfer, given the item's index.
-    ///   - deliver: Called with each result in `items`' order, as soon as it and all before it are done.
+    ///   - deliver: Called with each result in `items`' order, as soon as it and all before it are done;
+    ///     after a failure, with the results that finished, still in order, with gaps.
     /// - Throws: The first error of a transfer or of `deliver`.
     public static func run<Item: Sendable, Output: Sendable>(
         _ items: [Item],
@@ -27,22 +30,31 @@ public enum FileBatch {
             var started = 0
             var delivered = 0
             var finished: [Int: Output] = [:]
-            while started < min(max(1, width), items.count) {
+            func start() {
                 let index = started
                 group.addTask { (index, try await transfer(index, items[index])) }
                 started += 1
             }
-            while let (index, output) = try await group.next() {
-                finished[index] = output
-                while let next = finished.removeValue(forKey: delivered) {
-                    try deliver(delivered, next)
-                    delivered += 1
+            while started < min(max(1, width), items.count) { start() }
+            do {
+                while let (index, output) = try await group.next() {
+                    finished[index] = output
+                    while let next = finished.removeValue(forKey: delivered) {
+                        try deliver(delivered, next)
+                        delivered += 1
+                    }
+                    if started < items.count { start() }
                 }
-                if started < items.count {
-                    let index = started
-                    group.addTask { (index, try await transfer(index, items[index])) }
-                    started += 1
+            } catch {
+                // Stop the others, keep what they finished meanwhile, and report everything done.
+                group.cancelAll()
+                while let result = await group.nextResult() {
+                    if case .success(let (index, output)) = result { finished[index] = output }
                 }
+                for index in finished.keys.sorted() {
+                    if let output = finished[index] { try? deliver(index, output) }
+                }
+                throw error
             }
         }
     }

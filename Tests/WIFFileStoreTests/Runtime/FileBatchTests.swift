@@ -23,6 +23,24 @@ import WIFFileStore
 
     struct Refused: Error {}
 
+    @Test func filesFinishedAfterAFailedOneAreStillReported() async throws {
+        var delivered: [Int] = []
+        await #expect(throws: Refused.self) {
+            try await FileBatch.run(Array(0..<4), width: 4) { _, item in
+                // 1 fails only once 2 and 3 are done, so they finish after a gap.
+                if item == 1 {
+                    try await Task.sleep(for: .milliseconds(200))
+                    throw Refused()
+                }
+                return item
+            } deliver: { index, output in
+                #expect(output == index)
+                delivered.append(index)
+            }
+        }
+        #expect(delivered == [0, 2, 3])
+    }
+
     @Test func theFirstFailureIsWhatTheBatchThrows() async throws {
         await #expect(throws: Refused.self) {
             try await FileBatch.run(Array(0..<5), width: 2) { _, item in

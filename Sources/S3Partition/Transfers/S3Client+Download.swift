@@ -198,16 +198,9 @@ extension S3Client {
         bucket: String, key: String, offset: Int64, length: Int64, objectSize: Int64, eTag: String?, into file: WritableFile,
         progress: ProgressTracker, logger: Logger
     ) async throws -> Int64 {
-        var request = S3Request(operation: "GetObject", method: .GET, bucket: bucket, key: key)
-        request.headers.append(("Range", "bytes=\(offset)-\(offset + length - 1)"))
-        if let eTag { request.headers.append(("If-Match", eTag)) }
+        let request = Self.rangeRequest(bucket: bucket, key: key, offset: offset, length: length, eTag: eTag)
         return try await self.perform(request, logger: logger) { response in
-            let expectedRange = "bytes \(offset)-\(offset + length - 1)/\(objectSize)"
-            guard response.status == 206, response.header("content-range") == expectedRange else {
-                throw S3Error.malformedResponse(
-                    "S3 answered a request for \(expectedRange) with HTTP \(response.status) and Content-Range '\(response.header("content-range") ?? "")'",
-                    status: response.status, requestId: response.header("x-amz-request-id"), bucket: bucket, key: key)
-            }
+            let expectedRange = try Self.checkRange(response, offset: offset, length: length, objectSize: objectSize, bucket: bucket, key: key)
             let attempt = AttemptProgress(progress)
             var writer = OffsetWriter(file: file, offset: offset)
             do {
@@ -231,6 +224,31 @@ extension S3Client {
             }
             return length
         }
+    }
+}
+
+extension S3Client {
+    /// A `GetObject` of `length` bytes from `offset`, conditional on the ETag when there is one.
+    static func rangeRequest(bucket: String, key: String, offset: Int64, length: Int64, eTag: String?) -> S3Request {
+        var request = S3Request(operation: "GetObject", method: .GET, bucket: bucket, key: key)
+        request.headers.append(("Range", "bytes=\(offset)-\(offset + length - 1)"))
+        if let eTag { request.headers.append(("If-Match", eTag)) }
+        return request
+    }
+
+    /// Checks that an answer to ``rangeRequest(bucket:key:offset:length:eTag:)`` carries exactly that range.
+    /// - Returns: The range as `Content-Range` states it, for messages.
+    /// - Throws: ``S3Error/Code/malformedResponse`` for another status or range.
+    static func checkRange(
+        _ response: S3Response, offset: Int64, length: Int64, objectSize: Int64, bucket: String, key: String
+    ) throws(S3Error) -> String {
+        let expectedRange = "bytes \(offset)-\(offset + length - 1)/\(objectSize)"
+        guard response.status == 206, response.header("content-range") == expectedRange else {
+            throw .malformedResponse(
+                "S3 answered a request for \(expectedRange) with HTTP \(response.status) and Content-Range '\(response.header("content-range") ?? "")'",
+                status: response.status, requestId: response.header("x-amz-request-id"), bucket: bucket, key: key)
+        }
+        return expectedRange
     }
 }
 

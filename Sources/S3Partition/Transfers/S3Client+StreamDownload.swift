@@ -94,16 +94,9 @@ extension S3Client {
     private func remainder(
         of bucket: String, key: String, from offset: Int64, length: Int64, eTag: String?, logger: Logger
     ) async throws -> HTTPClientResponse.Body {
-        var request = S3Request(operation: "GetObject", method: .GET, bucket: bucket, key: key)
-        request.headers.append(("Range", "bytes=\(offset)-\(length - 1)"))
-        if let eTag { request.headers.append(("If-Match", eTag)) }
+        let request = Self.rangeRequest(bucket: bucket, key: key, offset: offset, length: length - offset, eTag: eTag)
         return try await self.perform(request, logger: logger) { response in
-            let expectedRange = "bytes \(offset)-\(length - 1)/\(length)"
-            guard response.status == 206, response.header("content-range") == expectedRange else {
-                throw S3Error.malformedResponse(
-                    "S3 answered a request for \(expectedRange) with HTTP \(response.status) and Content-Range '\(response.header("content-range") ?? "")'",
-                    status: response.status, requestId: response.header("x-amz-request-id"), bucket: bucket, key: key)
-            }
+            _ = try Self.checkRange(response, offset: offset, length: length - offset, objectSize: length, bucket: bucket, key: key)
             return response.body
         }
     }

@@ -208,15 +208,30 @@ extension WIFTool {
                     if let total = update.totalBytes { bar.update(bytes: update.bytesTransferred, total: total) }
                 }
                 defer { bar.finish() }
-                if self.key {
-                    try await files.client.getObject(
-                        bucket: files.session.bucket, key: self.name, toDescriptor: STDOUT_FILENO, progress: handler, logger: files.logger)
-                } else {
-                    try await files.reportingMissing(self.name) {
-                        try await files.bucket.get(self.name, toDescriptor: STDOUT_FILENO, progress: handler, logger: files.logger)
+                do {
+                    if self.key {
+                        try await files.client.getObject(
+                            bucket: files.session.bucket, key: self.name, toDescriptor: STDOUT_FILENO, progress: handler,
+                            logger: files.logger)
+                    } else {
+                        try await files.reportingMissing(self.name) {
+                            try await files.bucket.get(self.name, toDescriptor: STDOUT_FILENO, progress: handler, logger: files.logger)
+                        }
                     }
+                } catch let error as S3Error where error.code == .fileError && Self.standardOutputIsClosed() {
+                    // The reader went away (`| head`): end as cat does, by SIGPIPE, without an error line.
+                    bar.finish()
+                    signal(SIGPIPE, SIG_DFL)
+                    raise(SIGPIPE)
+                    throw error
                 }
             }
+        }
+
+        /// Whether standard output is a pipe whose reading end has been closed.
+        static func standardOutputIsClosed() -> Bool {
+            var output = pollfd(fd: STDOUT_FILENO, events: Int16(POLLOUT), revents: 0)
+            return poll(&output, 1, 0) == 1 && output.revents & Int16(POLLERR) != 0
         }
 
         /// Where a single download goes.

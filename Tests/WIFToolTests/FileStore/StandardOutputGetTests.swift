@@ -22,6 +22,31 @@ import WIFTestSupport
         #expect(!FileManager.default.fileExists(atPath: FileManager.default.currentDirectoryPath + "/-"))
     }
 
+    @Test func aReaderThatStopsEndsTheCommandQuietlyAsCatEnds() throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        try #require(try fixture.run(["login", "--dev", "alice"]).status == 0)
+        try fixture.makeFile("big.bin", size: 8 << 20, seed: 2)
+        try #require(try fixture.run(["put", fixture.path("big.bin")]).status == 0)
+        let process = Process()
+        process.executableURL = try #require(ToolRunner.executable)
+        process.arguments = ["get", "big.bin", "-o", "-", "--quiet"]
+        process.environment = fixture.env()
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read a little, then close the pipe as `| head -c 10` would.
+        let first = out.fileHandleForReading.readData(ofLength: 10)
+        try out.fileHandleForReading.close()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(first.count == 10)
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGPIPE)
+        #expect(stderr.isEmpty, "\(String(decoding: stderr, as: UTF8.self))")
+    }
+
     @Test func aMissingFileWritesNothingToStandardOutput() throws {
         let fixture = try StoreFixture()
         defer { fixture.remove() }

@@ -62,7 +62,7 @@ extension WIFTool {
         @Flag(name: .long, help: "Treat the argument as a full key in the bucket, not a name in your folder.")
         var key = false
 
-        @Option(name: [.short, .customLong("output")], help: "The destination file (or folder, with --recursive).")
+        @Option(name: [.short, .customLong("output")], help: "The destination file (or folder, with --recursive); - for standard output.")
         var output: String?
 
         @Argument(help: "The name to download (with --recursive, the name prefix; with --key, the key).")
@@ -231,7 +231,8 @@ extension WIFTool {
         /// Whether standard output is a pipe whose reading end has been closed.
         static func standardOutputIsClosed() -> Bool {
             var output = pollfd(fd: STDOUT_FILENO, events: Int16(POLLOUT), revents: 0)
-            return poll(&output, 1, 0) == 1 && output.revents & Int16(POLLERR) != 0
+            // Linux reports a pipe without a reader as an error, Darwin as a hang-up.
+            return poll(&output, 1, 0) == 1 && output.revents & Int16(POLLERR | POLLHUP) != 0
         }
 
         /// Where a single download goes.

@@ -225,9 +225,16 @@ extension WIFTool {
         /// The error for a `--header` that is not `Name: value`. Only its first word is quoted: a
         /// mistyped header is often `Authorization Bearer …` or `x-api-key=…`, whose value is a secret.
         static func headerMistake(_ line: String) -> String {
-            let word = line.prefix { $0 != " " && $0 != "=" && $0 != "\t" }.prefix(40)
-            let rest = word.count < line.count ? " …" : ""
-            return "--header must look like 'Name: value', not '\(word)\(rest)' (the value is not shown)"
+            // A header name is a token (RFC 9110); anything else may be the value itself, such as a key
+            // given without its name, and is not quoted at all.
+            let name = line.utf8.prefix { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
+            let next = line.utf8.dropFirst(name.count).first
+            guard !name.isEmpty, name.count <= 64, next == UInt8(ascii: " ") || next == UInt8(ascii: "=") || next == UInt8(ascii: "\t")
+            else { return "--header must look like 'Name: value' (the text given is not shown)" }
+            return "--header must look like 'Name: value', not '\(String(decoding: name, as: UTF8.self)) …' (the value is not shown)"
         }
 
         static func splitHeader(_ line: String) -> (String, String)? {

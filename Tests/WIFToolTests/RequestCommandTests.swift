@@ -97,7 +97,7 @@ import WIFTestSupport
     @Test func aMistypedHeaderIsRefusedWithoutShowingItsValue() throws {
         let home = try ToolRunner.temporaryDirectory()
         let secret = "da2-neverprintthisapikey000"
-        for header in ["Authorization Bearer \(secret)", "x-api-key=\(secret)"] {
+        for header in ["Authorization Bearer \(secret)", "x-api-key=\(secret)", secret, "x-api-key;\(secret)", ":\(secret)"] {
             let result = try ToolRunner.run(
                 ["request", "--service", "s3", "--header", header, "https://example.com/"],
                 environment: ToolRunner.cleanEnvironment(home: home, extra: Self.keys))

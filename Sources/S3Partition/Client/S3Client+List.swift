@@ -155,7 +155,7 @@ extension S3Client {
                     throw .malformedResponse("a listed object has no <Key>", status: status, requestId: requestId, bucket: bucket)
                 }
                 var size: Int64 = 0
-                if let text = child.text("Size") {
+                if let text = child.trimmedText("Size") {
                     guard let value = Int64(text), value >= 0 else {
                         throw .malformedResponse(
                             "the listed object '\(key.prefix(80))' has the size '\(text.prefix(40))', not a whole number of bytes",

@@ -259,7 +259,9 @@ extension S3Client {
 /// afterwards woke two threads per 128 KiB; on a machine whose cores the server also needs, those
 /// wake-ups cost more than the write, which only copies into the page cache (1 GiB from SeaweedFS on
 /// two cores: 1.25 s with the hand-off, 1.08 s without). The connection keeps receiving meanwhile:
-/// the event loop buffers up to the body stream's limit while this task writes.
+/// the event loop buffers up to the body stream's limit while this task writes. The cost is that a
+/// write that blocks (a slow network file system, the kernel throttling a writer of too much unwritten
+/// data) holds one of the concurrency pool's threads for that time.
 ///
 /// The size balances system calls against the cache: a batch small enough to be still in the CPU's
 /// cache when the kernel copies it, and writes short enough that parts writing at once wait little for

@@ -17,7 +17,8 @@ extension S3Client {
     ///
     /// One request reads the object from its start. If the connection breaks mid-body, the rest is
     /// fetched from where it stopped as a range conditional on the first answer's ETag, so no byte is
-    /// written twice and an object replaced meanwhile fails the download instead of mixing versions.
+    /// written twice and an object replaced meanwhile fails the download instead of mixing versions;
+    /// an answer without an ETag is not resumed.
     /// The length is always checked and, unless ``Transfer/verifiesDownloads`` is off, the MD5 against a
     /// single-part ETag and the stored full-object checksum, over every byte written. Those checks can
     /// only end the stream: when one fails the bytes are already written, and the error says so.
@@ -73,9 +74,12 @@ extension S3Client {
                 throw error
             } catch {
                 if error is CancellationError || Task.isCancelled { throw CancellationError() }
-                // Resumptions count against the same number of attempts as any request's retries.
+                // Every byte arrived before the connection broke: nothing is left to fetch.
+                if position == length { break }
+                // Resumptions count against the same number of attempts as any request's retries. Without
+                // an ETag the rest could come from a replaced object of the same size, so there is none.
                 resumptions += 1
-                guard resumptions < self.configuration.retry.maxAttempts else {
+                guard eTag != nil, resumptions < self.configuration.retry.maxAttempts else {
                     if let error = error as? S3Error { throw error }
                     throw S3Error.network(
                         "the connection broke after \(position) of \(length) bytes had been written: \(error)", bucket: bucket, key: key)

@@ -28,6 +28,8 @@ public final class InterruptCleanup: Sendable {
         var paths: [UInt64: String] = [:]
         var next: UInt64 = 0
         var installed = false
+        /// Set once a signal arrived: what is registered from then on is removed at once.
+        var interrupted = false
     }
 
     private let state = Mutex(State())
@@ -46,11 +48,14 @@ public final class InterruptCleanup: Sendable {
     /// - Parameter path: The path.
     /// - Returns: Its registration, for ``unregister(_:)``.
     public func register(_ path: String) -> Registration {
-        self.state.withLock { state in
+        let (registration, interrupted) = self.state.withLock { state in
             state.next += 1
-            state.paths[state.next] = path
-            return Registration(id: state.next)
+            if !state.interrupted { state.paths[state.next] = path }
+            return (Registration(id: state.next), state.interrupted)
         }
+        // Made while the process is being interrupted: removed now, as the others were.
+        if interrupted { try? FileManager.default.removeItem(atPath: path) }
+        return registration
     }
 
     /// Forgets a path: it has been removed, or renamed into place.
@@ -58,13 +63,9 @@ public final class InterruptCleanup: Sendable {
         _ = self.state.withLock { $0.paths.removeValue(forKey: registration.id) }
     }
 
-    /// The registered paths.
-    var paths: [String] {
-        self.state.withLock { Array($0.paths.values) }
-    }
-
     /// Starts handling the signals; later calls do nothing. Call it once the command no longer changes
-    /// signal handling itself (after a passphrase prompt, which restores the default on its own).
+    /// signal handling itself (after a passphrase prompt, which restores the default on its own). A
+    /// signal the process was started ignoring (`nohup`, a background job of a script) stays ignored.
     public func install() {
         let first = self.state.withLock { state in
             defer { state.installed = true }
@@ -72,6 +73,8 @@ public final class InterruptCleanup: Sendable {
         }
         guard first else { return }
         for number in Self.signals {
+            var current = sigaction()
+            guard sigaction(number, nil, &current) == 0, !Self.isIgnored(current) else { continue }
             // A dispatch source sees a signal only when its default action is off.
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -83,10 +86,30 @@ public final class InterruptCleanup: Sendable {
 
     /// Removes every registered path, then ends the process by the signal's default action.
     private func interrupted(by number: Int32) {
-        for path in self.paths { try? FileManager.default.removeItem(atPath: path) }
+        let paths = self.state.withLock { state in
+            state.interrupted = true
+            return Array(state.paths.values)
+        }
+        for path in paths { try? FileManager.default.removeItem(atPath: path) }
+        // Delivered to this thread, which may be one of those that block the signal.
         signal(number, SIG_DFL)
-        kill(getpid(), number)
-        // The default action of these signals ends the process; this is not reached.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, number)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        raise(number)
         exit(128 + number)
+    }
+
+    /// Whether an action is `SIG_IGN`.
+    private static func isIgnored(_ action: sigaction) -> Bool {
+        #if canImport(Darwin)
+        let handler = action.__sigaction_u.__sa_handler
+        #else
+        let handler = action.__sigaction_handler.sa_handler
+        #endif
+        // `SIG_DFL` is the null handler; C function pointers compare by address.
+        guard let handler else { return false }
+        return unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
     }
 }

@@ -43,13 +43,44 @@ struct InterruptedGetTests {
         try #require(sawFolder, "the download never made its hidden folder")
         process.interrupt()
         process.waitUntilExit()
-        if process.terminationReason == .uncaughtSignal {
-            #expect(process.terminationStatus == SIGINT)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: out).isEmpty)
-        } else {
-            // The download won the race: it completed and cleaned up on its own.
-            #expect(process.terminationStatus == 0)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["big.bin"])
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGINT, "\(process.terminationStatus)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out).isEmpty)
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func aSignalTheShellIgnoresStaysIgnored() throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        try #require(try fixture.run(["login", "--dev", "alice"]).status == 0)
+        try fixture.makeFile("big.bin", size: 96 << 20, seed: 5)
+        try #require(try fixture.run(["put", fixture.path("big.bin")]).status == 0)
+        let out = "/dev/shm/wif-nohup-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: out) }
+
+        // As `nohup` or a background job of a script starts it: SIGINT and SIGHUP ignored.
+        let executable = try #require(ToolRunner.executable)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "trap '' INT HUP; exec \"$0\" get big.bin -o \"$1\" --quiet", executable.path, out + "/big.bin"]
+        process.environment = fixture.env()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var sawFolder = false
+        for _ in 0..<20_000 where process.isRunning {
+            if ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).contains(where: { $0.hasPrefix(".wif-download-") }) {
+                sawFolder = true
+                break
+            }
+            usleep(500)
         }
+        try #require(sawFolder, "the download never made its hidden folder")
+        process.interrupt()
+        kill(process.processIdentifier, SIGHUP)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["big.bin"])
+        #expect(try StoreFixture.sha256(out + "/big.bin") == StoreFixture.sha256(fixture.path("big.bin")))
     }
 }

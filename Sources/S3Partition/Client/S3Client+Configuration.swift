@@ -123,16 +123,19 @@ extension S3Client {
         public var multipartThreshold: Int
         /// The size of each part of an upload; raised for files so large that they would need more than
         /// 10,000 parts.
+        ///
+        /// By default the same as ``downloadPartSize``, so that the ranges of a later download fall on
+        /// the object's parts. A 1 GiB object uploaded in 32 MiB parts came down in 32 MiB ranges about
+        /// 8% faster from SeaweedFS, and 4% faster from the local stack, than one uploaded in 16 MiB parts
+        /// (medians of 10 alternating downloads); uploads took about as long either way.
         public var partSize: Int
         /// How many parts of one upload move at the same time.
         public var concurrency: Int
         /// The size of each range of a download split into ranges (objects larger than
         /// ``multipartThreshold`` and than one range).
         ///
-        /// Downloads take fewer, larger ranges than uploads take parts: each range is one more stream
-        /// writing into the same file. Downloading one 1 GiB object from SeaweedFS again and again, 32 MiB
-        /// ranges 6 at a time were about a fifth faster than 16 MiB ranges 8 at a time, and as fast from
-        /// the local stack; uploads gained nothing from larger parts.
+        /// Downloading one 1 GiB object from SeaweedFS again and again, 32 MiB ranges 6 at a time were
+        /// about a fifth faster than 16 MiB ranges 8 at a time, and as fast from the local stack.
         public var downloadPartSize: Int
         /// How many ranges of one download move at the same time.
         public var downloadConcurrency: Int
@@ -152,9 +155,9 @@ extension S3Client {
         ///   - verifiesDownloads: Whether downloads check ETags and checksums.
         ///   - syncsDownloads: Whether downloads are flushed to disk before the rename.
         public init(
-            multipartThreshold: Int = 16 * 1024 * 1024,
-            partSize: Int = 16 * 1024 * 1024,
-            concurrency: Int = 8,
+            multipartThreshold: Int = 32 * 1024 * 1024,
+            partSize: Int = 32 * 1024 * 1024,
+            concurrency: Int = 6,
             downloadPartSize: Int = 32 * 1024 * 1024,
             downloadConcurrency: Int = 6,
             verifiesDownloads: Bool = true,

@@ -75,7 +75,8 @@ struct TransferFaultTests {
         let memory = MemoryS3()
         let folder = try TemporaryFolder()
         try folder.writePatternFile("big.bin", size: 4 * Self.partSize)
-        let sequential = S3Client.Transfer(partSize: Self.partSize, concurrency: 1, downloadPartSize: Self.partSize, downloadConcurrency: 1)
+        let sequential = S3Client.Transfer(
+            multipartThreshold: Self.partSize, partSize: Self.partSize, concurrency: 1, downloadPartSize: Self.partSize, downloadConcurrency: 1)
         try await RetryTests.withClient(memory, transfer: sequential) { client, _ in
             let handle = Mutex<Task<PutObjectResult, any Error>?>(nil)
             let task = Task {

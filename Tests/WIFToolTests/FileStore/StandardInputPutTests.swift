@@ -3,9 +3,9 @@ import Testing
 import WIFTestSupport
 
 /// `put - --as NAME` stores standard input, read to its end, on the embedded local stack: nothing, a few
-/// bytes and more than one part (16 MiB, the tool's part size) come back byte for byte.
+/// bytes and more than one part (32 MiB, the tool's part size) come back byte for byte.
 @Suite(.oneToolRunAtATime) struct StandardInputPutTests {
-    @Test(.timeLimit(.minutes(10)), arguments: [(0, 1), (11, 1), (16 * 1024 * 1024 + 1_000, 2)])
+    @Test(.timeLimit(.minutes(10)), arguments: [(0, 1), (11, 1), (32 * 1024 * 1024 + 1_000, 2)])
     func standardInputGoesUpAndComesBackIdentical(size: Int, parts: Int) throws {
         let fixture = try StoreFixture()
         defer { fixture.remove() }

@@ -118,6 +118,9 @@ extension WIFTool {
                 }
                 let plan = try self.plan()
                 let uploaded = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger(), level: self.level.level) { files in
+                  // Signed in (any passphrase prompt is over): Control-C from here on cancels the uploads,
+                  // which abort their multipart uploads, before the signal ends the process.
+                  try await InterruptCleanup.shared.cancellingOnInterrupt {
                     // Every name is checked before the first request.
                     for item in plan { _ = try files.bucket.key(for: item.name) }
                     // One bar for all the files: the name of a single one, else how many.
@@ -142,6 +145,7 @@ extension WIFTool {
                     }
                     progress.finish()
                     return Output(bucket: files.session.bucket, prefix: files.session.prefix, uploaded: uploaded)
+                  }
                 }
                 if self.options.json { try printJSON(uploaded) }
             }
@@ -150,6 +154,7 @@ extension WIFTool {
         /// Uploads standard input, read to its end, under `name`.
         func uploadStandardInput(as name: String, configuration: ToolConfiguration) async throws {
             let output = try await SignedInStore.with(configuration, environment: self.options.environment, logger: self.options.makeLogger(), level: self.level.level) { files in
+              try await InterruptCleanup.shared.cancellingOnInterrupt {
                 _ = try files.bucket.key(for: name)
                 let bar = ProgressBar.standardError(label: name, total: nil, quiet: self.store.quiet)
                 let result = try await files.bucket.put(
@@ -163,6 +168,7 @@ extension WIFTool {
                 let uploaded = Uploaded(
                     name: name, file: "-", size: result.size, eTag: result.eTag, checksum: result.checksum, parts: result.partCount)
                 return Output(bucket: files.session.bucket, prefix: files.session.prefix, uploaded: [uploaded])
+              }
             }
             if self.options.json { try printJSON(output) }
         }

@@ -13,6 +13,23 @@ struct CompletedPart: Sendable, Hashable {
 }
 
 extension S3Client {
+    /// Starts a multipart upload and returns its id, then checks for cancellation.
+    ///
+    /// The request runs in a task of its own: cancelled while it is on the wire, it would lose the id
+    /// of an upload the server has already begun, which then could not be aborted. Cancellation is
+    /// checked once the id is known, and the caller aborts the upload when it is thrown.
+    /// - Returns: The upload id, and the cancellation to throw after aborting, if the caller was
+    ///   cancelled meanwhile.
+    func startMultipartUpload(
+        bucket: String, key: String, options: PutObjectOptions, logger: Logger
+    ) async throws -> (uploadId: String, cancelled: Bool) {
+        let client = self
+        let uploadId = try await Task {
+            try await client.createMultipartUpload(bucket: bucket, key: key, options: options, logger: logger)
+        }.value
+        return (uploadId, Task.isCancelled)
+    }
+
     /// Starts a multipart upload and returns its id.
     func createMultipartUpload(
         bucket: String, key: String, options: PutObjectOptions, logger: Logger

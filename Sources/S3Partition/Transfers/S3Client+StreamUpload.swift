@@ -45,10 +45,11 @@ extension S3Client {
                 bucket: bucket, key: key, body: .bytes(first, payload: self.signingPayload(digest)), digest: digest,
                 options: options, progress: tracker, logger: logger)
         }
-        let uploadId = try await self.createMultipartUpload(bucket: bucket, key: key, options: options, logger: logger)
+        let (uploadId, cancelled) = try await self.startMultipartUpload(bucket: bucket, key: key, options: options, logger: logger)
         logger.debug(
             "multipart upload of a stream started", metadata: ["wif.s3.upload_id": "\(uploadId)", "wif.s3.key": "\(key)"])
         do {
+            if cancelled { throw CancellationError() }
             var parts: [CompletedPart] = []
             var size: Int64 = 0
             var current = first

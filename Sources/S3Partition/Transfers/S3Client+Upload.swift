@@ -57,11 +57,12 @@ extension S3Client {
     ) async throws -> PutObjectResult {
         let size = file.size
         let plan = PartPlan(objectSize: size, partSize: Int64(self.configuration.transfer.partSize(forObjectOfSize: size)))
-        let uploadId = try await self.createMultipartUpload(bucket: bucket, key: key, options: options, logger: logger)
+        let (uploadId, cancelled) = try await self.startMultipartUpload(bucket: bucket, key: key, options: options, logger: logger)
         logger.debug(
             "multipart upload started",
             metadata: ["wif.s3.upload_id": "\(uploadId)", "wif.s3.parts": "\(plan.partCount)", "wif.s3.key": "\(key)"])
         do {
+            if cancelled { throw CancellationError() }
             let parts = try await PartScheduler<CompletedPart>.run(
                 partCount: plan.partCount, concurrency: self.configuration.transfer.concurrency
             ) { number in

@@ -11,7 +11,9 @@ import Darwin
 #endif
 
 /// Removes the temporary files and folders of downloads in progress when the process is interrupted
-/// (Control-C, `SIGTERM`, `SIGHUP`), then lets the signal end the process as it would have.
+/// (Control-C, `SIGTERM`, `SIGHUP`), then lets the signal end the process as it would have; and, for
+/// work run through ``cancellingOnInterrupt(_:)``, first cancels that work so that its own clean-up
+/// runs (an upload aborts its multipart upload instead of leaving its parts on the server).
 ///
 /// Without it an interrupted download left its hidden temporary file or folder beside the destination
 /// whenever the tool's staging folder was on another file system; the destination itself was never
@@ -30,7 +32,23 @@ public final class InterruptCleanup: Sendable {
         var installed = false
         /// Set once a signal arrived: what is registered from then on is removed at once.
         var interrupted = false
+        /// The signal that arrived.
+        var signal: Int32?
+        /// The task running ``InterruptCleanup/cancellingOnInterrupt(_:)``, held only while that call
+        /// runs, and signalled when it ends.
+        var running: RunningTask?
+        var finished: DispatchSemaphore?
     }
+
+    /// The task of ``cancellingOnInterrupt(_:)``. It is cancelled only under the registry's lock, and
+    /// it leaves the registry before that call returns, so it is alive whenever it is used: that is
+    /// what makes sending it to the signal handler's thread sound.
+    private struct RunningTask: @unchecked Sendable {
+        let task: UnsafeCurrentTask
+    }
+
+    /// How long cancelled work may take to clean up before the process ends anyway.
+    static let cancellationGrace: DispatchTimeInterval = .seconds(5)
 
     private let state = Mutex(State())
 
@@ -84,8 +102,64 @@ public final class InterruptCleanup: Sendable {
         }
     }
 
-    /// Removes every registered path, then ends the process by the signal's default action.
+    /// Runs `operation` in a task of its own that an interrupting signal cancels: its own cancellation
+    /// paths run, then the process ends by the signal (after at most ``cancellationGrace``, ended as
+    /// without this). Only `operation` is cancelled, not the task that calls this, which may also be
+    /// running the embedded stack that an upload's abort is sent to. Installs the handling
+    /// (``install()``).
+    /// - Parameter operation: The command's work.
+    /// - Returns: What `operation` returns, when no signal came.
+    public func cancellingOnInterrupt<T: Sendable>(_ operation: sending @escaping () async throws -> T) async throws -> T {
+        self.install()
+        let task = Task { try await self.runCancellable(operation) }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// Runs `operation` in the current task, which a signal cancels.
+    private func runCancellable<T>(_ operation: () async throws -> T) async throws -> T {
+        let finished = DispatchSemaphore(value: 0)
+        let running = withUnsafeCurrentTask { $0.map(RunningTask.init) }
+        self.state.withLock { state in
+            state.running = running
+            state.finished = finished
+        }
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await operation())
+        } catch {
+            result = .failure(error)
+        }
+        let signal = self.state.withLock { state in
+            state.running = nil
+            state.finished = nil
+            return state.signal
+        }
+        finished.signal()
+        // Interrupted: the work has cleaned up after itself; end as the signal would have.
+        if let signal { self.end(by: signal) }
+        return try result.get()
+    }
+
+    /// Cancels the running work, if any, and gives it time to clean up; then removes every registered
+    /// path and ends the process by the signal's default action.
     private func interrupted(by number: Int32) {
+        let finished: DispatchSemaphore? = self.state.withLock { state in
+            state.interrupted = true
+            guard state.signal == nil else { return nil }
+            state.signal = number
+            state.running?.task.cancel()
+            return state.running == nil ? nil : state.finished
+        }
+        if let finished { _ = finished.wait(timeout: .now() + Self.cancellationGrace) }
+        self.end(by: number)
+    }
+
+    /// Removes every registered path, then ends the process by the signal's default action.
+    private func end(by number: Int32) -> Never {
         let paths = self.state.withLock { state in
             state.interrupted = true
             return Array(state.paths.values)

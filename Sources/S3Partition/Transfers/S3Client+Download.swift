@@ -94,8 +94,7 @@ extension S3Client {
         bucket: String, key: String, into file: WritableFile, progress: ProgressTracker, logger: Logger
     ) async throws -> ObjectMetadata {
         let transfer = self.configuration.transfer
-        var request = S3Request(operation: "GetObject", method: .GET, bucket: bucket, key: key)
-        if transfer.verifiesDownloads { request.headers.append(("x-amz-checksum-mode", "ENABLED")) }
+        let request = self.wholeObjectRequest(bucket: bucket, key: key)
         let first = try await self.perform(request, logger: logger) { response -> FirstAnswer in
             let length = try Self.contentLength(response, operation: "GetObject", bucket: bucket, key: key)
             progress.setTotal(length)
@@ -228,6 +227,13 @@ extension S3Client {
 }
 
 extension S3Client {
+    /// A `GetObject` of a whole object, asking for its stored checksum when downloads are verified.
+    func wholeObjectRequest(bucket: String, key: String) -> S3Request {
+        var request = S3Request(operation: "GetObject", method: .GET, bucket: bucket, key: key)
+        if self.configuration.transfer.verifiesDownloads { request.headers.append(("x-amz-checksum-mode", "ENABLED")) }
+        return request
+    }
+
     /// A `GetObject` of `length` bytes from `offset`, conditional on the ETag when there is one.
     static func rangeRequest(bucket: String, key: String, offset: Int64, length: Int64, eTag: String?) -> S3Request {
         var request = S3Request(operation: "GetObject", method: .GET, bucket: bucket, key: key)

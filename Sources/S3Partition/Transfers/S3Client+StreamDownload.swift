@@ -1,15 +1,8 @@
 import AsyncHTTPClient
 import Logging
 import NIOCore
+import WIFFoundation
 import WIFHTTP
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension S3Client {
     /// Streams an object, in order, to an open file descriptor: standard output, a pipe or a socket,
@@ -41,8 +34,7 @@ extension S3Client {
     ) async throws -> ObjectMetadata {
         try Self.validate(bucket: bucket, key: key)
         let transfer = self.configuration.transfer
-        var request = S3Request(operation: "GetObject", method: .GET, bucket: bucket, key: key)
-        if transfer.verifiesDownloads { request.headers.append(("x-amz-checksum-mode", "ENABLED")) }
+        let request = self.wholeObjectRequest(bucket: bucket, key: key)
         let (metadata, firstVerifier, eTag, firstBody) = try await self.perform(request, logger: logger) { response in
             let length = try Self.contentLength(response, operation: "GetObject", bucket: bucket, key: key)
             return (
@@ -64,7 +56,9 @@ extension S3Client {
                         throw S3Error.integrity("S3 sent more than the \(length) bytes it announced", bucket: bucket, key: key)
                     }
                     verifier.update(buffer)
-                    try DescriptorOutput.write(buffer, to: descriptor)
+                    if let failure = buffer.withUnsafeReadableBytes({ DescriptorWriter.writeAll($0, to: descriptor) }) {
+                        throw S3Error.fileError("cannot write the download to the output: \(systemErrorText(failure))")
+                    }
                     position += Int64(buffer.readableBytes)
                     tracker.add(Int64(buffer.readableBytes))
                 }
@@ -104,38 +98,4 @@ extension S3Client {
             return response.body
         }
     }
-}
-
-/// Writes whole buffers to a descriptor that may be a pipe, a terminal or a non-blocking file.
-enum DescriptorOutput {
-    static func write(_ buffer: ByteBuffer, to descriptor: Int32) throws(S3Error) {
-        let failure: Int32? = buffer.withUnsafeReadableBytes { bytes in
-            guard let base = bytes.baseAddress else { return nil }
-            var done = 0
-            while done < bytes.count {
-                let result = systemWrite(descriptor, base + done, bytes.count - done)
-                if result > 0 {
-                    done += result
-                    continue
-                }
-                if result < 0 && errno == EINTR { continue }
-                if result < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                    // A non-blocking output: wait until it takes more.
-                    var waiting = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                    _ = poll(&waiting, 1, -1)
-                    continue
-                }
-                return result < 0 ? errno : EIO
-            }
-            return nil
-        }
-        if let failure {
-            throw .fileError("cannot write the download to the output: \(systemErrorText(failure))")
-        }
-    }
-}
-
-/// `write(2)`, under a name that ``DescriptorOutput/write(_:to:)`` does not hide.
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, bytes, count)
 }

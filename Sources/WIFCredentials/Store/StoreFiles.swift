@@ -1,4 +1,5 @@
 import Foundation
+import WIFFoundation
 
 #if canImport(Glibc)
 import Glibc
@@ -100,7 +101,7 @@ enum StoreFiles {
         guard descriptor >= 0 else {
             throw .storeIO("cannot write the \(what) \(path): \(Self.describe(errno))")
         }
-        var failure = Self.writeAll(bytes, to: descriptor)
+        var failure = bytes.withUnsafeBytes { DescriptorWriter.writeAll($0, to: descriptor) }
         if failure == nil, fchmod(descriptor, 0o600) != 0 { failure = errno }
         if failure == nil, fsync(descriptor) != 0 { failure = errno }
         if close(descriptor) != 0, failure == nil { failure = errno }
@@ -146,22 +147,6 @@ enum StoreFiles {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw .storeIO("cannot create the folder \(folder.path) for the \(what): \(error.localizedDescription)")
-        }
-    }
-
-    /// Writes everything, retrying short writes and interruptions; returns the `errno` of a failure.
-    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
-        bytes.withUnsafeBytes { buffer -> Int32? in
-            var offset = 0
-            while offset < buffer.count, let base = buffer.baseAddress {
-                let written = write(descriptor, base + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
-            }
-            return nil
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import WIFFoundation
 
 #if canImport(Glibc)
 import Glibc
@@ -187,18 +188,15 @@ final class TemporaryFile {
 
     /// Appends body bytes.
     func write(_ buffer: ByteBuffer) throws(AWSErrorResponse) {
-        var failure: Int32 = 0
-        buffer.withUnsafeReadableBytes { bytes in
-            failure = Self.writeAll(self.descriptor, bytes)
+        if let failure = buffer.withUnsafeReadableBytes({ DescriptorWriter.writeAll($0, to: self.descriptor) }) {
+            throw ObjectStoreError.systemCall("write", failure)
         }
-        if failure != 0 { throw ObjectStoreError.systemCall("write", failure) }
         self.written += Int64(buffer.readableBytes)
     }
 
     /// Appends body bytes.
     func write(bytes: UnsafeRawBufferPointer) throws(AWSErrorResponse) {
-        let failure = Self.writeAll(self.descriptor, bytes)
-        if failure != 0 { throw ObjectStoreError.systemCall("write", failure) }
+        if let failure = DescriptorWriter.writeAll(bytes, to: self.descriptor) { throw ObjectStoreError.systemCall("write", failure) }
         self.written += Int64(bytes.count)
     }
 
@@ -210,8 +208,9 @@ final class TemporaryFile {
     /// Appends the record, syncs the file to disk when asked and closes it; the file is then ready to rename.
     func finish(record: StoredRecord, synchronize: Bool) async throws(AWSErrorResponse) {
         let trailer = try record.encodedTrailer()
-        let failure = trailer.withUnsafeBytes { Self.writeAll(self.descriptor, $0) }
-        if failure != 0 { throw ObjectStoreError.systemCall("write", failure) }
+        if let failure = trailer.withUnsafeBytes({ DescriptorWriter.writeAll($0, to: self.descriptor) }) {
+            throw ObjectStoreError.systemCall("write", failure)
+        }
         let descriptor = self.descriptor
         if synchronize {
             let result: Int32
@@ -240,24 +239,8 @@ final class TemporaryFile {
         if !self.released { unlink(self.path) }
     }
 
-    private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
-        var done = 0
-        while done < bytes.count {
-            let result = systemWrite(descriptor, bytes.baseAddress! + done, bytes.count - done)
-            if result < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            done += result
-        }
-        return 0
-    }
 }
 
 private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
     open(path, flags, mode)
-}
-
-private func systemWrite(_ descriptor: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, pointer, count)
 }

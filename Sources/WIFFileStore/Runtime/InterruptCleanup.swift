@@ -30,21 +30,11 @@ public final class InterruptCleanup: Sendable {
         var paths: [UInt64: String] = [:]
         var next: UInt64 = 0
         var installed = false
-        /// Set once a signal arrived: what is registered from then on is removed at once.
-        var interrupted = false
-        /// The signal that arrived.
+        /// The signal that arrived; from then on what is registered is removed at once.
         var signal: Int32?
-        /// The task running ``InterruptCleanup/cancellingOnInterrupt(_:)``, held only while that call
-        /// runs, and signalled when it ends.
-        var running: RunningTask?
-        var finished: DispatchSemaphore?
-    }
-
-    /// The task of ``cancellingOnInterrupt(_:)``. It is cancelled only under the registry's lock, and
-    /// it leaves the registry before that call returns, so it is alive whenever it is used: that is
-    /// what makes sending it to the signal handler's thread sound.
-    private struct RunningTask: @unchecked Sendable {
-        let task: UnsafeCurrentTask
+        /// The work of ``InterruptCleanup/cancellingOnInterrupt(_:)`` while it runs: how to cancel it,
+        /// and what it signals when it ends.
+        var running: (cancel: @Sendable () -> Void, finished: DispatchSemaphore)?
     }
 
     /// How long cancelled work may take to clean up before the process ends anyway.
@@ -68,8 +58,8 @@ public final class InterruptCleanup: Sendable {
     public func register(_ path: String) -> Registration {
         let (registration, interrupted) = self.state.withLock { state in
             state.next += 1
-            if !state.interrupted { state.paths[state.next] = path }
-            return (Registration(id: state.next), state.interrupted)
+            if state.signal == nil { state.paths[state.next] = path }
+            return (Registration(id: state.next), state.signal != nil)
         }
         // Made while the process is being interrupted: removed now, as the others were.
         if interrupted { try? FileManager.default.removeItem(atPath: path) }
@@ -111,34 +101,21 @@ public final class InterruptCleanup: Sendable {
     /// - Returns: What `operation` returns, when no signal came.
     public func cancellingOnInterrupt<T: Sendable>(_ operation: sending @escaping () async throws -> T) async throws -> T {
         self.install()
-        let task = Task { try await self.runCancellable(operation) }
-        return try await withTaskCancellationHandler {
-            try await task.value
+        let finished = DispatchSemaphore(value: 0)
+        let task = Task {
+            defer { finished.signal() }
+            return try await operation()
+        }
+        self.state.withLock { $0.running = (cancel: { task.cancel() }, finished: finished) }
+        let result = await withTaskCancellationHandler {
+            await task.result
         } onCancel: {
             task.cancel()
         }
-    }
-
-    /// Runs `operation` in the current task, which a signal cancels.
-    private func runCancellable<T>(_ operation: () async throws -> T) async throws -> T {
-        let finished = DispatchSemaphore(value: 0)
-        let running = withUnsafeCurrentTask { $0.map(RunningTask.init) }
-        self.state.withLock { state in
-            state.running = running
-            state.finished = finished
-        }
-        let result: Result<T, any Error>
-        do {
-            result = .success(try await operation())
-        } catch {
-            result = .failure(error)
-        }
         let signal = self.state.withLock { state in
             state.running = nil
-            state.finished = nil
             return state.signal
         }
-        finished.signal()
         // Interrupted: the work has cleaned up after itself; end as the signal would have.
         if let signal { self.end(by: signal) }
         return try result.get()
@@ -148,11 +125,10 @@ public final class InterruptCleanup: Sendable {
     /// path and ends the process by the signal's default action.
     private func interrupted(by number: Int32) {
         let finished: DispatchSemaphore? = self.state.withLock { state in
-            state.interrupted = true
             guard state.signal == nil else { return nil }
             state.signal = number
-            state.running?.task.cancel()
-            return state.running == nil ? nil : state.finished
+            state.running?.cancel()
+            return state.running?.finished
         }
         if let finished { _ = finished.wait(timeout: .now() + Self.cancellationGrace) }
         self.end(by: number)
@@ -160,10 +136,7 @@ public final class InterruptCleanup: Sendable {
 
     /// Removes every registered path, then ends the process by the signal's default action.
     private func end(by number: Int32) -> Never {
-        let paths = self.state.withLock { state in
-            state.interrupted = true
-            return Array(state.paths.values)
-        }
+        let paths = self.state.withLock { Array($0.paths.values) }
         for path in paths { try? FileManager.default.removeItem(atPath: path) }
         // Delivered to this thread, which may be one of those that block the signal.
         signal(number, SIG_DFL)

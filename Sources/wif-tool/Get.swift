@@ -136,7 +136,6 @@ extension WIFTool {
                         plan = [Item(name: self.name, path: try Self.destination(for: self.name, output: self.output), size: nil)]
                         folder = nil
                     }
-                    defer { folder?.cleanUp() }
                     // One bar for all the files: the name of a single one (its size comes with the
                     // answer), else how many and their listed sizes.
                     let label = plan.count == 1 ? plan[0].name : "\(plan.count) files"

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WIFFoundation
 
 #if canImport(Glibc)
@@ -22,9 +21,6 @@ public final class DownloadFolder: Sendable {
     /// The folder as given.
     public let path: String
     private let descriptor: Int32
-    /// A private folder made inside this one for downloads in progress, when the process's staging
-    /// folder is on another file system.
-    private let localStaging: Mutex<(path: String, registration: InterruptCleanup.Registration)?>
 
     /// Opens the folder, creating it (and the folders above it) when it does not exist.
     /// - Parameter path: The folder.
@@ -41,7 +37,6 @@ public final class DownloadFolder: Sendable {
         }
         self.path = path
         self.descriptor = descriptor
-        self.localStaging = Mutex(nil)
     }
 
     deinit {
@@ -155,37 +150,13 @@ public final class DownloadFolder: Sendable {
     }
 
     /// Where to download a file before it is moved in: `staging`'s folder when it is on this folder's
-    /// file system (so the move is a rename), else a private folder made inside this one.
+    /// file system (so the move is a rename), else a hidden folder made inside this one, which
+    /// `staging` removes when it is cleaned up.
     /// - Parameter staging: The process's staging.
     /// - Returns: A path for a new file.
-    /// - Throws: ``FileStoreError`` `fileError` when no private folder can be made.
+    /// - Throws: ``FileStoreError`` `fileError` when no hidden folder can be made.
     public func stagingPath(using staging: DownloadStaging) throws(FileStoreError) -> String {
-        var folderInfo = stat()
-        var stagingInfo = stat()
-        if let shared = staging.folder, fstat(self.descriptor, &folderInfo) == 0, stat(shared.path, &stagingInfo) == 0,
-            folderInfo.st_dev == stagingInfo.st_dev
-        {
-            return shared.appendingPathComponent(UUID().uuidString).path
-        }
-        let made: Result<String, FileStoreError> = self.localStaging.withLock { local in
-            if let local { return .success(local.path) }
-            let name = ".wif-download-\(UUID().uuidString.prefix(8))"
-            guard mkdirat(self.descriptor, name, 0o700) == 0 else {
-                return .failure(.fileError("cannot create a temporary folder in \(self.path): \(String(cString: strerror(errno)))"))
-            }
-            let path = self.path(of: name)
-            local = (path, InterruptCleanup.shared.register(path))
-            return .success(path)
-        }
-        return try made.get() + "/" + UUID().uuidString
-    }
-
-    /// Removes the private folder of downloads in progress, when one was made.
-    public func cleanUp() {
-        if let local = self.localStaging.withLock({ $0 }) {
-            try? FileManager.default.removeItem(atPath: local.path)
-            InterruptCleanup.shared.unregister(local.registration)
-        }
+        try staging.stagingPath(inFolder: self.path)
     }
 
     /// A file's place: the opened folder it goes in and its name there.

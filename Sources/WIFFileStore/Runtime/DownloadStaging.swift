@@ -64,22 +64,33 @@ public final class DownloadStaging: Sendable {
     ///   hidden folder beside the destination; `destination` itself only when neither can be made.
     public func stagingPath(for destination: String) -> String {
         let target = URL(fileURLWithPath: destination).deletingLastPathComponent().path
-        if let folder = self.folder {
+        return (try? self.stagingPath(inFolder: target)) ?? destination
+    }
+
+    /// Where to download a file that goes into `folder`: a path in the staging folder when it is on
+    /// the folder's file system, else in a hidden folder inside `folder`, made the first time and
+    /// removed by ``cleanUp()``.
+    /// - Parameter folder: The folder the file goes into.
+    /// - Returns: A path for a new file.
+    /// - Throws: ``FileStoreError`` `fileError` when the hidden folder cannot be made.
+    public func stagingPath(inFolder folder: String) throws(FileStoreError) -> String {
+        if let shared = self.folder {
             var stagingInfo = stat()
             var targetInfo = stat()
-            if stat(folder.path, &stagingInfo) == 0, stat(target, &targetInfo) == 0, stagingInfo.st_dev == targetInfo.st_dev {
-                return folder.appendingPathComponent(UUID().uuidString).path
+            if stat(shared.path, &stagingInfo) == 0, stat(folder, &targetInfo) == 0, stagingInfo.st_dev == targetInfo.st_dev {
+                return shared.appendingPathComponent(UUID().uuidString).path
             }
         }
-        let beside: String? = self.local.withLock { local in
-            if let made = local[target] { return made.path }
-            let path = (target.hasSuffix("/") ? target : target + "/") + ".wif-download-\(getpid())-\(UUID().uuidString.prefix(8))"
-            guard mkdir(path, 0o700) == 0 else { return nil }
-            local[target] = (path, InterruptCleanup.shared.register(path))
-            return path
+        let made: Result<String, FileStoreError> = self.local.withLock { local in
+            if let made = local[folder] { return .success(made.path) }
+            let path = (folder.hasSuffix("/") ? folder : folder + "/") + ".wif-download-\(getpid())-\(UUID().uuidString.prefix(8))"
+            guard mkdir(path, 0o700) == 0 else {
+                return .failure(.fileError("cannot create a temporary folder in \(folder): \(String(cString: strerror(errno)))"))
+            }
+            local[folder] = (path, InterruptCleanup.shared.register(path))
+            return .success(path)
         }
-        guard let beside else { return destination }
-        return beside + "/" + UUID().uuidString
+        return try made.get() + "/" + UUID().uuidString
     }
 
     /// Moves a finished download into place.

@@ -249,7 +249,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WIFFoundationTests",
-            dependencies: ["WIFFoundation", "WIFHTTP"],
+            dependencies: ["WIFFoundation", "WIFHTTP", "WIFTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

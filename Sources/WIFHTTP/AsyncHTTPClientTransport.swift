@@ -6,7 +6,7 @@ import NIOCore
 package struct AsyncHTTPClientTransport: HTTPTransport {
     let httpClient: HTTPClient
 
-    package init(httpClient: HTTPClient = .shared) {
+    package init(httpClient: HTTPClient = .wifShared) {
         self.httpClient = httpClient
     }
 

@@ -164,10 +164,16 @@ extension SigV4Request.Header: CustomStringConvertible {
 }
 
 extension SigV4Request: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The URL with the query's session token, signature and credential redacted, for messages.
+    package var redactedURLString: String {
+        var text = "\(self.scheme)://\(self.host)\(self.path.isEmpty ? "/" : self.path)"
+        if !self.query.isEmpty { text += "?" + self.redactedQuery }
+        return text
+    }
+
     /// The method, URL and headers, with session tokens, signatures and credentials redacted.
     public var description: String {
-        var text = "\(self.method) \(self.scheme)://\(self.host)\(self.path.isEmpty ? "/" : self.path)"
-        if !self.query.isEmpty { text += "?" + self.redactedQuery }
+        var text = "\(self.method) \(self.redactedURLString)"
         if !self.headers.isEmpty {
             text += " [" + self.headers.map(\.description).joined(separator: ", ") + "]"
         }

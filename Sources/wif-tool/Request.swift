@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import WIFCredentials
+import WIFHTTP
 import WIFTerminal
 
 extension WIFTool {
@@ -185,9 +186,9 @@ extension WIFTool {
             if let body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
             let response: HTTPClientResponse
             do {
-                response = try await HTTPClient.shared.execute(outgoing, timeout: .seconds(60))
+                response = try await HTTPClient.wifShared.execute(outgoing, timeout: .seconds(60))
             } catch {
-                throw CommandFailure(status: .network, message: "\(request.method) \(request.urlString) failed: \(error)")
+                throw CommandFailure(status: .network, message: "\(request.method) \(request.redactedURLString) failed: \(error)")
             }
             if self.options.json {
                 let collected = try await response.body.collect(upTo: 64 * 1024 * 1024)

@@ -127,6 +127,23 @@ import WIFTestSupport
         #expect(result.stderr.hasPrefix("error: "))
     }
 
+    /// The failure comes at once: the refused connection is not retried until the 60 s deadline.
+    @Test(.timeLimit(.minutes(1)))
+    func aNetworkFailureDoesNotPrintTheQuerysSecrets() throws {
+        let home = try ToolRunner.temporaryDirectory()
+        let port = try Loopback.freePort()
+        let url = "http://127.0.0.1:\(port)/bucket/key?X-Amz-Security-Token=SESSIONTOKENSECRET&X-Amz-Signature=feedface&part=1"
+        let result = try ToolRunner.run(
+            ["request", "--service", "s3", url],
+            environment: ToolRunner.cleanEnvironment(home: home, extra: Self.keys)
+        )
+        #expect(result.status == 7, "\(result.stderr)")
+        #expect(result.stderr.contains("GET http://127.0.0.1:\(port)/bucket/key?"), "\(result.stderr)")
+        #expect(result.stderr.contains("part=1"))
+        #expect(!result.stderr.contains("SESSIONTOKENSECRET"))
+        #expect(!result.stderr.contains("feedface"))
+    }
+
     @Test func unreadableDataFileIsAnIOError() throws {
         let home = try ToolRunner.temporaryDirectory()
         let result = try ToolRunner.run(

@@ -43,7 +43,7 @@ public struct CognitoIdentityClient: Sendable {
     public init(
         configuration: Configuration = Configuration(),
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        httpClient: HTTPClient = .shared,
+        httpClient: HTTPClient = .wifShared,
         timeSource: TimeSource = .system
     ) throws(WIFCredentialsError) {
         try self.init(

@@ -61,7 +61,7 @@ public struct DefaultCredentialChain: CredentialProvider, CustomStringConvertibl
         environment: [String: String] = ProcessInfo.processInfo.environment,
         profile: String? = nil,
         configuration: Configuration = .init(),
-        httpClient: HTTPClient = .shared,
+        httpClient: HTTPClient = .wifShared,
         timeSource: TimeSource = .system
     ) {
         self.init(
@@ -162,7 +162,7 @@ extension CredentialProvider where Self == DefaultCredentialChain {
         environment: [String: String] = ProcessInfo.processInfo.environment,
         profile: String? = nil,
         configuration: DefaultCredentialChain.Configuration = .init(),
-        httpClient: HTTPClient = .shared,
+        httpClient: HTTPClient = .wifShared,
         timeSource: TimeSource = .system
     ) -> Self {
         DefaultCredentialChain(

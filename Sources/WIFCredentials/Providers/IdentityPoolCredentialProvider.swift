@@ -92,7 +92,7 @@ public struct IdentityPoolCredentialProvider: CredentialProvider, CustomStringCo
         sts: STSClient.Configuration = .init(),
         refresh: RefreshingCredentialProvider.Configuration = .init(),
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        httpClient: HTTPClient = .shared,
+        httpClient: HTTPClient = .wifShared,
         timeSource: TimeSource = .system
     ) throws(WIFCredentialsError) {
         try self.init(

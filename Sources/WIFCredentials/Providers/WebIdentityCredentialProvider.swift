@@ -42,7 +42,7 @@ public struct WebIdentityCredentialProvider: CredentialProvider, CustomStringCon
         sts: STSClient.Configuration = .init(),
         refresh: RefreshingCredentialProvider.Configuration = .init(),
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        httpClient: HTTPClient = .shared,
+        httpClient: HTTPClient = .wifShared,
         timeSource: TimeSource = .system
     ) {
         self.init(
@@ -143,7 +143,7 @@ extension CredentialProvider where Self == WebIdentityCredentialProvider {
     public static func webIdentity(
         _ configuration: WebIdentityConfiguration,
         refresh: RefreshingCredentialProvider.Configuration = .init(),
-        httpClient: HTTPClient = .shared,
+        httpClient: HTTPClient = .wifShared,
         timeSource: TimeSource = .system
     ) -> Self {
         WebIdentityCredentialProvider(configuration: configuration, refresh: refresh, httpClient: httpClient, timeSource: timeSource)
@@ -170,7 +170,7 @@ extension CredentialProvider where Self == WebIdentityCredentialProvider {
         durationSeconds: Int? = nil,
         region: String? = nil,
         stsEndpoint: String? = nil,
-        httpClient: HTTPClient = .shared,
+        httpClient: HTTPClient = .wifShared,
         timeSource: TimeSource = .system
     ) -> Self {
         WebIdentityCredentialProvider(

@@ -53,7 +53,7 @@ public struct STSClient: Sendable {
     public init(
         configuration: Configuration = Configuration(),
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        httpClient: HTTPClient = .shared,
+        httpClient: HTTPClient = .wifShared,
         timeSource: TimeSource = .system
     ) throws(WIFCredentialsError) {
         try self.init(

@@ -44,7 +44,7 @@ public struct OAuth2Client: Sendable, CustomStringConvertible {
         configuration: OAuth2ClientConfiguration,
         timeout: Duration = .seconds(15),
         leeway: Duration = .seconds(60),
-        httpClient: HTTPClient = .shared,
+        httpClient: HTTPClient = .wifShared,
         timeSource: TimeSource = .system
     ) throws(WIFCredentialsError) {
         try self.init(

@@ -32,7 +32,7 @@ public actor OAuthAccounts {
     ///   - storage: Where the accounts are kept.
     ///   - httpClient: The HTTP client that reaches the issuers.
     ///   - timeSource: The clock of the clients and token sources it creates.
-    public init(storage: some OAuthAccountStorage, httpClient: HTTPClient = .shared, timeSource: TimeSource = .system) {
+    public init(storage: some OAuthAccountStorage, httpClient: HTTPClient = .wifShared, timeSource: TimeSource = .system) {
         self.init(storage: storage, transport: { AsyncHTTPClientTransport(httpClient: httpClient) }, timeSource: timeSource)
     }
 

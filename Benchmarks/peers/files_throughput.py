@@ -4,7 +4,8 @@ swift-wif's local stack (`wif-tool local serve`).
 
 On each server wif-tool signs in with a web-identity token (`wif-tool login --token …`), and s5cmd and
 aws are given temporary credentials for the same token, role and policy, so all three tools write into
-the same user folder. Cases: put and get of one large file (1 GiB) and of 1,000 files of 4 KiB, each
+the same user folder. Cases: put and get of one large file (1 GiB), of one of 256 MiB, and of 1,000
+files of 4 KiB, each
 repeated (rounds rotate which tool goes first) and every download compared with its source by SHA-256;
 the peak resident memory of the large put and get; and the wall time of cold listings, of the 1,000
 files and of a prefix naming one file (a fresh process each time, credentials already stored), by
@@ -13,8 +14,8 @@ files and of a prefix naming one file (a fresh process each time, credentials al
 Ratios are the peer's time over wif-tool's: above 1 means wif-tool was faster. Each tool runs with its
 defaults (`aws s3 cp` with its own multipart settings: 8 MiB parts, 10 at a time).
 
-Usage: files_throughput.py [--quick] [--rounds N] [--big-mib N] [--small-count N] [--list-runs N]
-  --quick: 64 MiB and 100 files, 2 rounds, 5 list runs, to check the benchmark itself.
+Usage: files_throughput.py [--quick] [--rounds N] [--big-mib N] [--mid-mib N] [--small-count N] [--list-runs N]
+  --quick: 64 MiB, 16 MiB and 100 files, 2 rounds, 5 list runs, to check the benchmark itself.
   WIF_TOOL=/path/to/wif-tool uses that binary instead of building the release one."""
 import argparse
 import hashlib
@@ -44,6 +45,7 @@ def arguments():
     parser.add_argument("--quick", action="store_true", help="small sizes, to check the benchmark itself")
     parser.add_argument("--rounds", type=int)
     parser.add_argument("--big-mib", type=int)
+    parser.add_argument("--mid-mib", type=int)
     parser.add_argument("--small-count", type=int)
     parser.add_argument("--small-kib", type=int, default=4)
     parser.add_argument("--list-runs", type=int)
@@ -51,6 +53,7 @@ def arguments():
     quick = options.quick
     options.rounds = options.rounds or (2 if quick else 3)
     options.big_mib = options.big_mib or (64 if quick else 1024)
+    options.mid_mib = options.mid_mib or (16 if quick else 256)
     options.small_count = options.small_count or (100 if quick else 1000)
     options.list_runs = options.list_runs or (5 if quick else 20)
     return options
@@ -102,10 +105,15 @@ def digest(path):
 
 
 def make_sources(work, options):
-    big = os.path.join(work, "big.bin")
-    with open(big, "wb") as file:
-        for _ in range(options.big_mib):
-            file.write(os.urandom(MIB))
+    """The large files by size name ("big", "mid": path and SHA-256), the small files' folder and their
+    SHA-256 by name."""
+    large = {}
+    for size, mib in (("big", options.big_mib), ("mid", options.mid_mib)):
+        path = os.path.join(work, f"{size}.bin")
+        with open(path, "wb") as file:
+            for _ in range(mib):
+                file.write(os.urandom(MIB))
+        large[size] = (path, digest(path))
     small = os.path.join(work, "small")
     os.makedirs(small)
     digests = {}
@@ -115,7 +123,7 @@ def make_sources(work, options):
         with open(os.path.join(small, name), "wb") as file:
             file.write(data)
         digests[name] = hashlib.sha256(data).hexdigest()
-    return big, digest(big), small, digests
+    return large, small, digests
 
 
 class Client:
@@ -185,30 +193,36 @@ PEERS = TOOLS[1:]
 
 def transfers(client, sources, options, work):
     """Seconds and peak bytes of every case, by tool, over the rounds."""
-    big, big_digest, small, small_digests = sources
-    key, folder = "bench/big.bin", "bench/small/"
-    results = {case: {tool: [] for tool in TOOLS} for case in ("put big", "get big", "put small", "get small")}
-    commands = {
-        "put big": {"wif-tool": lambda down: client.wif("put", big, "--as", key),
-                    "s5cmd": lambda down: client.s5cmd("cp", big, client.folder + key),
-                    "aws": lambda down: client.aws("s3", "cp", big, client.folder + key)},
-        "get big": {"wif-tool": lambda down: client.wif("get", key, "-o", os.path.join(down, "big.bin")),
-                    "s5cmd": lambda down: client.s5cmd("cp", client.folder + key, os.path.join(down, "big.bin")),
-                    "aws": lambda down: client.aws("s3", "cp", client.folder + key, os.path.join(down, "big.bin"))},
+    large, small, small_digests = sources
+    folder = "bench/small/"
+    commands = {}
+    for size, (path, _) in large.items():
+        key, name = f"bench/{size}.bin", f"{size}.bin"
+        commands[f"put {size}"] = {
+            "wif-tool": lambda down, path=path, key=key: client.wif("put", path, "--as", key),
+            "s5cmd": lambda down, path=path, key=key: client.s5cmd("cp", path, client.folder + key),
+            "aws": lambda down, path=path, key=key: client.aws("s3", "cp", path, client.folder + key)}
+        commands[f"get {size}"] = {
+            "wif-tool": lambda down, key=key, name=name: client.wif("get", key, "-o", os.path.join(down, name)),
+            "s5cmd": lambda down, key=key, name=name: client.s5cmd("cp", client.folder + key, os.path.join(down, name)),
+            "aws": lambda down, key=key, name=name: client.aws("s3", "cp", client.folder + key, os.path.join(down, name))}
+    commands.update({
         "put small": {"wif-tool": lambda down: client.wif("put", "--recursive", small, "--to", folder),
                       "s5cmd": lambda down: client.s5cmd("cp", small + "/*", client.folder + folder),
                       "aws": lambda down: client.aws("s3", "cp", "--recursive", small, client.folder + folder)},
         "get small": {"wif-tool": lambda down: client.wif("get", "--recursive", folder, "-o", down),
                       "s5cmd": lambda down: client.s5cmd("cp", client.folder + folder + "*", down + "/"),
                       "aws": lambda down: client.aws("s3", "cp", "--recursive", client.folder + folder, down)},
-    }
+    })
+    results = {case: {tool: [] for tool in TOOLS} for case in commands}
 
     def run_case(case, tool):
         down = tempfile.mkdtemp(prefix="down-", dir=work)
         try:
             measured = commands[case][tool](down)
-            if case == "get big":
-                check_file(os.path.join(down, "big.bin"), big_digest, f"{tool} get")
+            if case.startswith("get ") and case[4:] in large:
+                size = case[4:]
+                check_file(os.path.join(down, f"{size}.bin"), large[size][1], f"{tool} get")
             elif case == "get small":
                 check_folder(down, small_digests, f"{tool} get of the folder")
         finally:
@@ -277,8 +291,12 @@ def verdict(met, target):
     return f"{target}: {'met' if met else 'missed'}"
 
 
+def size_text(mib):
+    return f"{mib:,} MiB" if mib < 1024 else f"{mib / 1024:g} GiB"
+
+
 def print_server(name, results, lists, options):
-    big = f"{options.big_mib:,} MiB" if options.big_mib < 1024 else f"{options.big_mib / 1024:g} GiB"
+    big, mid = size_text(options.big_mib), size_text(options.mid_mib)
     small = f"{options.small_count:,} × {options.small_kib} KiB"
     print(f"\n== {name} ==")
     print(f"median of {options.rounds} rounds; ratio = the peer's time / wif-tool's (above 1: wif-tool faster)")
@@ -286,6 +304,8 @@ def print_server(name, results, lists, options):
           + " target")
     for case, label, amount, unit in (("put big", f"put {big}", options.big_mib, "MiB/s"),
                                       ("get big", f"get {big}", options.big_mib, "MiB/s"),
+                                      ("put mid", f"put {mid}", options.mid_mib, "MiB/s"),
+                                      ("get mid", f"get {mid}", options.mid_mib, "MiB/s"),
                                       ("put small", f"put {small}", options.small_count, "files/s"),
                                       ("get small", f"get {small}", options.small_count, "files/s")):
         seconds = {tool: median_seconds(results[case][tool]) for tool in TOOLS}

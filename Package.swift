@@ -51,6 +51,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -249,7 +250,11 @@ let package = Package(
         ),
         .testTarget(
             name: "WIFFoundationTests",
-            dependencies: ["WIFFoundation", "WIFHTTP", "WIFTestSupport"],
+            dependencies: [
+                "WIFFoundation", "WIFHTTP", "WIFTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -188,7 +188,7 @@ extension WIFTool {
             do {
                 response = try await HTTPClient.wifShared.execute(outgoing, timeout: .seconds(60))
             } catch {
-                throw CommandFailure(status: .network, message: "\(request.method) \(request.redactedURLString) failed: \(error)")
+                throw CommandFailure(status: .network, message: "\(request.method) \(request.redactedURLString) failed: \(TransportFailure.reason(error))")
             }
             if self.options.json {
                 let collected = try await response.body.collect(upTo: 64 * 1024 * 1024)

@@ -292,10 +292,10 @@ public struct S3Client: Sendable {
             case .deadlineExceeded: reason = "no answer within \(self.configuration.timeout)"
             case .remoteConnectionClosed: reason = "the connection was closed before the answer was complete"
             case .readTimeout: reason = "the connection stalled while reading the answer"
-            default: reason = "\(error)"
+            default: reason = TransportFailure.reason(error)
             }
         } else {
-            reason = "\(error)"
+            reason = TransportFailure.reason(error)
         }
         return S3Error.network(
             "\(request.operation) to \(self.endpoint.hostHeader) failed: \(reason)", bucket: request.bucket, key: request.key)

@@ -71,7 +71,7 @@ extension CognitoIdentityClient {
         } catch {
             if Task.isCancelled || error is CancellationError { throw CancellationError() }
             throw WIFCredentialsError.network(
-                "could not reach Cognito Identity at \(self.endpoint.host ?? self.endpoint.absoluteString): \(String(describing: error).prefix(300))")
+                "could not reach Cognito Identity at \(request.hostDescription): \(TransportFailure.reason(error))")
         }
         let receivedAt = self.timeSource.now()
         guard (200..<300).contains(response.status) else { throw Self.serviceError(response, secrets: secrets) }

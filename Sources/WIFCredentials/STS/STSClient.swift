@@ -292,7 +292,7 @@ extension STSClient {
         } catch {
             if Task.isCancelled || error is CancellationError { throw CancellationError() }
             throw WIFCredentialsError.network(
-                "could not reach STS at \(self.endpoint.host ?? self.endpoint.absoluteString): \(String(describing: error).prefix(300))"
+                "could not reach STS at \(httpRequest.hostDescription): \(TransportFailure.reason(error))"
             )
         }
     }

@@ -193,7 +193,7 @@ import Darwin
             Issue.record("expected a network error")
         } catch let error as WIFCredentialsError {
             #expect(error.code == .network)
-            #expect(error.reason.hasPrefix("could not reach STS at 127.0.0.1: "))
+            #expect(error.reason == "could not reach STS at 127.0.0.1:\(port): connection refused")
             #expect(error.recovery == .retryWithBackoff)
         }
     }

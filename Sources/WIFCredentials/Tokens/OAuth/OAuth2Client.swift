@@ -190,7 +190,7 @@ extension OAuth2Client {
         } catch {
             if Task.isCancelled || error is CancellationError { throw CancellationError() }
             throw WIFCredentialsError.network(
-                "could not reach the issuer's \(endpoint) at \(request.hostDescription): \(String(describing: error).prefix(300))")
+                "could not reach the issuer's \(endpoint) at \(request.hostDescription): \(TransportFailure.reason(error))")
         }
     }
 }

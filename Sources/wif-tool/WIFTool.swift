@@ -14,10 +14,12 @@ struct WIFTool: AsyncParsableCommand {
         abstract: "Turn web-identity tokens into AWS credentials and keep files in a private folder.",
         discussion: """
             Exit codes: 0 success; 1 the command ran but its answer is a failure (an HTTP error status, \
-            a failed policy check); \(ExitStatus.auth.rawValue) no usable credentials or token; \
-            \(ExitStatus.denied.rawValue) access denied; \(ExitStatus.notFound.rawValue) not found; \
-            \(ExitStatus.io.rawValue) local file error; \(ExitStatus.network.rawValue) network or service \
-            failure; 64 usage error.
+            a failed policy check, a counterexample to isolation); \(ExitStatus.undecided.rawValue) 'policy \
+            prove-isolation' could neither prove nor refute; \(ExitStatus.auth.rawValue) no usable \
+            credentials or token; \(ExitStatus.denied.rawValue) access denied; \
+            \(ExitStatus.notFound.rawValue) not found; \(ExitStatus.io.rawValue) local file error; \
+            \(ExitStatus.network.rawValue) network or service failure; \(ExitStatus.store.rawValue) the \
+            encrypted store is damaged or from a newer wif-tool; \(ExitStatus.usage.rawValue) usage error.
             """,
         subcommands: [
             Demo.self, Login.self, Whoami.self, Put.self, List.self, Get.self, Remove.self, Logout.self, Accounts.self,

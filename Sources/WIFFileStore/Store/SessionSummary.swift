@@ -68,7 +68,7 @@ public struct SessionSummary: Encodable, Sendable {
     public var rows: [(label: String, value: String)] {
         var rows: [(label: String, value: String)] = [
             ("account", self.account),
-            ("endpoint", StoreRuntime.describe(target: self.endpoint)),
+            ("endpoint", self.endpoint == ToolConfiguration.embeddedName ? "the embedded local stack" : self.endpoint),
             ("provider", self.provider),
             ("subject", self.subject),
         ]

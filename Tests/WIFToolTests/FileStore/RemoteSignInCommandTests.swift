@@ -48,6 +48,8 @@ import WIFTestSupport
             let whoami = try fixture.run(["whoami", "--json"])
             #expect(whoami.status == 0, "\(whoami.stderr)")
             #expect(try StoreFixture.object(whoami)["endpoint"] as? String == endpoint)
+            let rows = try fixture.run(["whoami"]).stdout.split(separator: "\n")
+            #expect(rows.contains { $0.split(separator: " ", omittingEmptySubsequences: true) == ["endpoint", Substring(endpoint)] }, "\(rows)")
             // The same endpoint named again is fine; the embedded stack was never started.
             #expect(try fixture.run(["list", "--endpoint", endpoint]).stdout == "notes.txt\n")
             #expect(try fixture.run(["rm", "notes.txt"]).status == 0)

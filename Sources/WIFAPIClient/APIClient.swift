@@ -261,12 +261,11 @@ public struct APIClient: Sendable {
                 throw APIClientError(message: "the request in \(mode) could not be prepared: \(error)", attempts: attempts)
             }
             let response: TransportResponse
+            let sent = TransportRequest(url: request.url, method: request.method, headers: request.headers, body: request.body)
             do {
-                response = try await self.transport.send(
-                    TransportRequest(url: request.url, method: request.method, headers: request.headers, body: request.body),
-                    timeout: self.timeout, maximumBodyBytes: Self.maximumBodyBytes, logger: logger)
+                response = try await self.transport.send(sent, timeout: self.timeout, maximumBodyBytes: Self.maximumBodyBytes, logger: logger)
             } catch {
-                throw APIClientError(message: "\(url.host ?? "the API") could not be reached: \(error)", attempts: attempts)
+                throw APIClientError(message: "\(sent.hostDescription) could not be reached: \(TransportFailure.reason(error))", attempts: attempts)
             }
             let answer = APIResponse(status: response.status, headers: response.headers, body: response.body)
             let failure = answer.isAuthorizationFailure

@@ -61,7 +61,7 @@ struct IssuerDocuments: Sendable {
                 TransportRequest(url: url, method: "GET", headers: [("Accept", "application/json")]), timeout: timeout,
                 maximumBodyBytes: Self.maximumBytes, logger: logger)
         } catch {
-            throw .network("the issuer's \(what) \(address) cannot be read: \(error)")
+            throw .network("the issuer's \(what) \(address) cannot be read: \(TransportFailure.reason(error))")
         }
         guard response.status == 200 else {
             throw .network("the issuer's \(what) \(address) answered HTTP \(response.status)", httpStatus: response.status)

@@ -144,6 +144,25 @@ import WIFTestSupport
         #expect(!result.stderr.contains("feedface"))
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func anAPIThatCannotBeReachedIsANetworkFailure() throws {
+        let home = try ToolRunner.temporaryDirectory()
+        let port = try Loopback.freePort()
+        let config = home.appendingPathComponent("amplifyconfiguration.json")
+        try Data(
+            """
+            {"api": {"plugins": {"awsAPIPlugin": {"todo": {"endpointType": "REST", "endpoint": "http://127.0.0.1:\(port)/dev",
+             "region": "us-east-1", "authorizationType": "API_KEY", "apiKey": "da2-key"}}}}}
+            """.utf8
+        ).write(to: config)
+        let result = try ToolRunner.run(
+            ["request", "--api", "todo", "--config", config.path, "GET", "/items"],
+            environment: ToolRunner.cleanEnvironment(home: home)
+        )
+        #expect(result.status == 7, "\(result.stderr)")
+        #expect(result.stderr == "error: 127.0.0.1:\(port) could not be reached: connection refused\n", "\(result.stderr)")
+    }
+
     @Test func unreadableDataFileIsAnIOError() throws {
         let home = try ToolRunner.temporaryDirectory()
         let result = try ToolRunner.run(

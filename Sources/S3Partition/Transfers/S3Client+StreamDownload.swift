@@ -76,7 +76,7 @@ extension S3Client {
                 guard eTag != nil, resumptions < self.configuration.retry.maxAttempts else {
                     if let error = error as? S3Error { throw error }
                     throw S3Error.network(
-                        "the connection broke after \(position) of \(length) bytes had been written: \(error)", bucket: bucket, key: key)
+                        "the connection broke after \(position) of \(length) bytes had been written: \(TransportFailure.reason(error))", bucket: bucket, key: key)
                 }
                 logger.debug(
                     "the download's connection broke; fetching the rest",

@@ -5,6 +5,7 @@ public import Logging
 public import WIFAPIClient
 import WIFCredentials
 import WIFFoundation
+import WIFHTTP
 import WIFLocal
 
 /// Calls an Amplify API as the signed-in user (or signed out, with what the API's configuration
@@ -146,7 +147,7 @@ public enum SignedInAPI {
         do {
             response = try await context.httpClient.execute(request, timeout: .seconds(30))
         } catch {
-            throw FileStoreError(.unreachable, "cannot read the API configuration from \(base): \(error)")
+            throw FileStoreError(.unreachable, "cannot read the API configuration from \(base): \(TransportFailure.reason(error))")
         }
         let body = Array((try await response.body.collect(upTo: 4 << 20)).readableBytesView)
         guard response.status == .ok else {

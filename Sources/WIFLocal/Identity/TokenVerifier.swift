@@ -352,7 +352,7 @@ struct TokenVerifier: Sendable {
                 logger: logger
             )
         } catch {
-            throw LocalStackError("cannot fetch the JWKS at \(url.absoluteString): \(error)")
+            throw LocalStackError("cannot fetch the JWKS at \(url.absoluteString): \(TransportFailure.reason(error))")
         }
         guard response.status == 200 else {
             throw LocalStackError("the JWKS at \(url.absoluteString) answered HTTP \(response.status)")

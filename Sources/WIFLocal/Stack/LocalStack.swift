@@ -184,6 +184,6 @@ private struct PreparedStack: Sendable {
 
     func bindError(_ error: any Error) -> any Error {
         if error is LocalStackError || error is CancellationError { return error }
-        return LocalStackError("cannot listen on \(self.address): \(error)")
+        return LocalStackError("cannot listen on \(self.address): \(TransportFailure.reason(error))")
     }
 }

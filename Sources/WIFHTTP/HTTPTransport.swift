@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import WIFHTTP
 
 /// One HTTP request with its whole body, as the package's clients of small-document APIs (STS,
 /// OAuth 2.0 issuers, engine administration) build it.

@@ -120,11 +120,14 @@ public struct S3Client: Sendable {
 
     /// Sends a request, retrying as ``Configuration/retry`` says, and hands a successful (2xx) answer
     /// to `handle`. An error `handle` throws is retried the same way when it may pass (a broken
-    /// connection while reading the body), so `handle` must be safe to run again.
+    /// connection while reading the body), so `handle` must be safe to run again. With a `sink`, the
+    /// body of a successful answer goes to the sink as it arrives and `handle` gets the answer without
+    /// it; an error the sink throws is retried likewise.
     func perform<Result>(
         _ request: S3Request,
         logger: Logger,
         progress: ProgressTracker? = nil,
+        sink: (any ResponseBodySink)? = nil,
         handle: (S3Response) async throws -> Result
     ) async throws -> Result {
         var state = S3RetryState(policy: self.configuration.retry)
@@ -136,10 +139,16 @@ public struct S3Client: Sendable {
             do {
                 let httpRequest = try self.prepare(request, credentials: credentials, progress: attemptProgress)
                 let response: HTTPClientResponse
+                let deadline = NIODeadline.now() + .nanoseconds(Self.nanoseconds(self.configuration.timeout))
                 do {
-                    response = try await self.transport.execute(
-                        httpRequest, deadline: .now() + .nanoseconds(Self.nanoseconds(self.configuration.timeout)),
-                        logger: logger)
+                    if let sink {
+                        // The body of a successful answer has gone to the sink; an error document comes back whole.
+                        let sunk = try await self.transport.execute(
+                            httpRequest, deadline: deadline, logger: logger, sink: sink, collectLimit: S3ErrorDocument.maximumBytes)
+                        response = HTTPClientResponse(status: sunk.status, headers: sunk.headers, body: .bytes(sunk.collected))
+                    } else {
+                        response = try await self.transport.execute(httpRequest, deadline: deadline, logger: logger)
+                    }
                 } catch {
                     throw self.transportError(error, request)
                 }

@@ -33,7 +33,8 @@ public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Receives ``TransferProgress`` updates. Parts move in parallel, so it is called from several tasks at
-/// once and must be thread-safe; it should return quickly.
+/// once (and, for the ranges of a download, from the connections' event loops) and must be thread-safe;
+/// it should return quickly.
 public typealias TransferProgressHandler = @Sendable (TransferProgress) -> Void
 
 /// Adds up the bytes of a transfer's parts and reports the sum.

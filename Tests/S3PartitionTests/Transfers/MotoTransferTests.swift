@@ -92,6 +92,27 @@ struct MotoTransferTests {
         }
     }
 
+    @Test("ranges of a key that needs encoding come down whole, written as they arrive")
+    func rangesOfAnEncodedKey() async throws {
+        try await MotoS3.withServer { moto in
+            let transfer = S3Client.Transfer(
+                multipartThreshold: 5 * 1024 * 1024, partSize: S3Client.Transfer.minimumPartSize, concurrency: 2,
+                downloadPartSize: S3Client.Transfer.minimumPartSize, downloadConcurrency: 2)
+            let client = try moto.client(transfer: transfer)
+            try await moto.createBucket("encoded", with: client)
+            let folder = try TemporaryFolder()
+            let size = 11 * 1024 * 1024 + 7
+            let digest = try folder.writePatternFile("source.bin", size: size, seed: 11)
+            let key = "user/caf\u{e9} et cr\u{e8}me+plus%25/a b.bin"
+            _ = try await client.putObject(bucket: "encoded", key: key, fromFile: folder.file("source.bin"))
+            let downloads = ProgressLog()
+            let metadata = try await client.getObject(bucket: "encoded", key: key, toFile: folder.file("copy.bin"), progress: downloads.record)
+            #expect(metadata.contentLength == Int64(size))
+            #expect(try fileSHA256(folder.file("copy.bin")) == digest)
+            #expect(downloads.last == TransferProgress(bytesTransferred: Int64(size), totalBytes: Int64(size)))
+        }
+    }
+
     @Test("multipart uploads with CRC-32 part checksums, and without checksums", arguments: [S3Client.ChecksumAlgorithm.crc32, .none])
     func multipartChecksums(checksum: S3Client.ChecksumAlgorithm) async throws {
         try await MotoS3.withServer { moto in

@@ -167,12 +167,14 @@ extension WIFTool {
                 _ = try store.secrets.load()
                 // A guest who signs in keeps their identity when the pool links the login to it.
                 let kept = self.identityPool == nil ? nil : try? store.load()
-                let session = try await StoreRuntime.withTarget(configuration, logger: self.options.makeLogger()) { context in
+                let (session, note) = try await StoreRuntime.withTarget(configuration, logger: self.options.makeLogger()) { context in
                     if let poolId = self.identityPool {
                         let obtained = self.guest ? nil : try await self.obtainToken(context, givenToken: inputToken, secrets: store.secrets)
-                        return try await self.signIn(toPool: poolId, context, obtained: obtained, kept: kept)
+                        return (try await self.signIn(toPool: poolId, context, obtained: obtained, kept: kept), nil as String?)
                     }
-                    return try await self.signIn(context, givenToken: inputToken, secrets: store.secrets)
+                    let session = try await self.signIn(context, givenToken: inputToken, secrets: store.secrets)
+                    guard case .remote = configuration.target else { return (session, nil) }
+                    return (session, await Self.folderProblem(session, context: context))
                 }
                 try store.save(session)
                 let summary = SessionSummary(session, account: configuration.account, now: Date())
@@ -182,6 +184,30 @@ extension WIFTool {
                     let who = session.identityPool == nil ? "\(session.subject) (\(session.provider))" : session.token.kind == .guest ? "a guest of \(session.identityPool?.poolId ?? "")" : "identity \(session.subject) (\(session.provider))"
                     printOut("Signed in as \(who).\n\(TerminalText.table(summary.rows))")
                 }
+                if let note, !self.store.quiet { printError("note: \(note)\n") }
+            }
+        }
+
+        /// Lists the new folder once, so that a folder the role does not allow (a `--partition-template` other
+        /// than the one its policy names) or a bucket that is not there is noticed at sign-in rather than at
+        /// the first `put`. Any other failure is left for the file commands to report.
+        /// - Returns: What is wrong, or `nil`.
+        private static func folderProblem(_ session: StoredSession, context: StoreContext) async -> String? {
+            do {
+                let federation = try context.federation(
+                    roleArn: session.roleArn, bucket: session.bucket, partitionTemplate: session.partitionTemplate, stsRegion: session.region)
+                let folder = try federation.folder(
+                    subject: session.subject, credentialProvider: StaticCredentialProvider(credentials: session.credentials.credentials))
+                _ = try await folder.list(pageSize: 1, logger: context.logger).objects.first { _ in true }
+                return nil
+            } catch let error as S3Error where error.code == .accessDenied {
+                return "the role may not list your folder s3://\(session.bucket)/\(session.prefix) (AccessDenied); if its policy names "
+                    + "another folder, sign in again with the --partition-template it expects (the folder is --partition-template "
+                    + "with {id} replaced by your subject, \(session.subject))"
+            } catch let error as S3Error where error.code == .noSuchBucket {
+                return "there is no bucket \(session.bucket) at the endpoint (NoSuchBucket); give the shared bucket's name with --bucket"
+            } catch {
+                return nil
             }
         }
 

@@ -26,10 +26,32 @@ import WIFTestSupport
                 ["login", "--endpoint", endpoint, "--token-file", tokenFile.path, "--role-arn", SecretStoreCommandTests.googleRole,
                  "--bucket", "wif-personal", "--partition-template", "google/{id}/"] + (account.map { ["--account", $0] } ?? []))
             try #require(login.status == 0, "\(login.stderr)")
+            #expect(!login.stderr.contains("note: the role may not list"), "the folder is the role's: \(login.stderr)")
         }
         let result = try await body(endpoint)
         _ = try await server.stop(signal: SIGTERM)
         return result
+    }
+
+    /// A template that names another folder than the role's policy: the sign-in works, and says at once
+    /// that the folder cannot be listed, rather than leaving it to the first put.
+    @Test func aFolderTheRoleRefusesIsNotedAtSignIn() async throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        try await Self.withServedSignIn(fixture, users: []) { endpoint in
+            let served = fixture.root.appendingPathComponent("served").path
+            let tokenFile = fixture.work.appendingPathComponent("bob.jwt")
+            try Data(try SecretStoreCommandTests.mintToken(fixture, user: "bob", dataDirectory: served).utf8).write(to: tokenFile)
+            let base = ["login", "--endpoint", endpoint, "--token-file", tokenFile.path, "--role-arn", SecretStoreCommandTests.googleRole]
+            let login = try fixture.run(base + ["--bucket", "wif-personal"])
+            #expect(login.status == 0, "\(login.stderr)")
+            #expect(
+                login.stderr.contains("note: the role may not list your folder s3://wif-personal/bob/ (AccessDenied)"),
+                "\(login.stderr)")
+            let missing = try fixture.run(base + ["--bucket", "no-such-bucket-here", "--partition-template", "google/{id}/"])
+            #expect(missing.status == 0, "\(missing.stderr)")
+            #expect(missing.stderr.contains("note: there is no bucket no-such-bucket-here at the endpoint (NoSuchBucket)"), "\(missing.stderr)")
+        }
     }
 
     @Test func fileCommandsUseTheEndpointTheUserSignedInWith() async throws {

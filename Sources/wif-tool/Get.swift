@@ -150,10 +150,6 @@ extension WIFTool {
                     var downloaded: [Downloaded] = []
                     let announces = !self.options.json && !self.store.quiet
                     try await FileBatch.run(plan, width: self.jobs) { index, item in
-                        // In a folder, every folder below it is made and opened without following links,
-                        // and the file is renamed into the opened one.
-                        var destination: DownloadFolder.Destination?
-                        if let folder, let relative = item.relative { destination = try folder.destination(for: relative) }
                         let staged = try folder?.stagingPath(using: staging) ?? staging.stagingPath(for: item.path)
                         let handler: TransferProgressHandler = { update in
                             if plan.count == 1, let total = update.totalBytes { bar.update(bytes: update.bytesTransferred, total: total) }
@@ -168,8 +164,11 @@ extension WIFTool {
                                 try await files.bucket.get(item.name, toFile: staged, progress: handler, logger: files.logger)
                             }
                         }
-                        if let destination {
-                            try destination.moveIn(from: staged)
+                        // In a folder, every folder below it is made and opened without following links, once
+                        // the file is here (a failed download leaves no folder behind), and the file is renamed
+                        // into the opened one.
+                        if let folder, let relative = item.relative {
+                            try folder.destination(for: relative).moveIn(from: staged)
                         } else {
                             try staging.finish(staged: staged, destination: item.path)
                         }

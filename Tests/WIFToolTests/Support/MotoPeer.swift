@@ -37,12 +37,13 @@ struct MotoPeer: Sendable {
 
     /// Stores an object with an unsigned request, whatever its key holds (control characters included),
     /// as another S3 client could.
-    func putObject(bucket: String, key: String, body: Data) async throws {
+    func putObject(bucket: String, key: String, body: Data, headers: [String: String] = [:]) async throws {
         let encoded = PercentEncoding.encode(key, keepingSlashes: true)
         guard let url = URL(string: "\(self.endpoint)/\(bucket)/\(encoded)") else { throw ToolError("bad object URL for \(encoded)") }
         var request = URLRequest(url: url)
         request.httpMethod = "PUT"
         request.httpBody = body
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let status = try await Self.status(of: request)
         guard status == 200 else { throw ToolError("storing \(encoded) on moto answered HTTP \(status)") }
     }

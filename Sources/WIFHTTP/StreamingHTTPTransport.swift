@@ -75,10 +75,7 @@ extension StreamingHTTPTransport {
         if try sink.accepts(status: Int(response.status.code), headers: response.headers) {
             for try await buffer in response.body { try sink.write(buffer) }
         } else {
-            for try await var buffer in response.body {
-                let room = collectLimit - collected.readableBytes
-                if room > 0, let slice = buffer.readSlice(length: min(room, buffer.readableBytes)) { collected.writeImmutableBuffer(slice) }
-            }
+            for try await buffer in response.body { collected.append(buffer, upTo: collectLimit) }
         }
         return SunkResponse(status: response.status, headers: response.headers, collected: collected)
     }
@@ -136,9 +133,7 @@ private final class SinkingDelegate<Sink: ResponseBodySink>: HTTPClientResponseD
     func didReceiveBodyPart(task: HTTPClient.Task<SunkResponse>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         let sinking = self.state.withLock { state -> Bool in
             guard !state.sinking else { return true }
-            var buffer = buffer
-            let room = self.collectLimit - state.collected.readableBytes
-            if room > 0, let slice = buffer.readSlice(length: min(room, buffer.readableBytes)) { state.collected.writeImmutableBuffer(slice) }
+            state.collected.append(buffer, upTo: self.collectLimit)
             return false
         }
         guard sinking else { return task.eventLoop.makeSucceededVoidFuture() }
@@ -155,5 +150,14 @@ private final class SinkingDelegate<Sink: ResponseBodySink>: HTTPClientResponseD
             guard let head = state.head else { throw HTTPClientError.remoteConnectionClosed }
             return SunkResponse(status: head.status, headers: head.headers, collected: state.collected)
         }
+    }
+}
+
+extension ByteBuffer {
+    /// Appends as much of `buffer` as fits below `limit` readable bytes; the rest is dropped.
+    fileprivate mutating func append(_ buffer: ByteBuffer, upTo limit: Int) {
+        let room = limit - self.readableBytes
+        guard room > 0 else { return }
+        self.writeImmutableBuffer(buffer.getSlice(at: buffer.readerIndex, length: min(room, buffer.readableBytes)) ?? ByteBuffer())
     }
 }

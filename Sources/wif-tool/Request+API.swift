@@ -39,7 +39,8 @@ extension WIFTool.Request {
             var document: [UInt8]?
             if let config = self.config {
                 guard let data = FileManager.default.contents(atPath: config) else {
-                    throw CommandFailure(status: .io, message: "cannot read --config file '\(config)'")
+                    let reason = FileManager.default.fileExists(atPath: config) ? "it cannot be read as a file" : "there is no such file"
+                    throw CommandFailure(status: .io, message: "cannot read --config file '\(config)': \(reason)")
                 }
                 document = Array(data)
             }

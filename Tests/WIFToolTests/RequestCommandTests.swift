@@ -160,6 +160,20 @@ import WIFTestSupport
         #expect(result.stderr == "error: 127.0.0.1:\(port) could not be reached: connection refused\n", "\(result.stderr)")
     }
 
+    @Test func aBadOrMissingAPIConfigurationIsNamedOnce() throws {
+        let home = try ToolRunner.temporaryDirectory()
+        let empty = home.appendingPathComponent("empty.json")
+        try Data().write(to: empty)
+        let environment = ToolRunner.cleanEnvironment(home: home)
+        let bad = try ToolRunner.run(["request", "--api", "todo", "--config", empty.path, "GET", "/items"], environment: environment)
+        #expect(bad.status == 64)
+        #expect(bad.stderr == "error: the API configuration (line 1, column 1): not valid JSON: the document is empty\n", "\(bad.stderr)")
+        let missing = home.appendingPathComponent("missing.json").path
+        let absent = try ToolRunner.run(["request", "--api", "todo", "--config", missing, "GET", "/items"], environment: environment)
+        #expect(absent.status == 6)
+        #expect(absent.stderr == "error: cannot read --config file '\(missing)': there is no such file\n", "\(absent.stderr)")
+    }
+
     @Test func unreadableDataFileIsAnIOError() throws {
         let home = try ToolRunner.temporaryDirectory()
         let result = try ToolRunner.run(

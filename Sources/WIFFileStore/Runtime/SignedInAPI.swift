@@ -88,7 +88,7 @@ public enum SignedInAPI {
             do {
                 endpoint = try AmplifyAPIConfiguration.endpoint(named: call.api, in: document)
             } catch {
-                throw FileStoreError(.invalidSetting, "the API configuration \(error)")
+                throw FileStoreError(.invalidSetting, Self.describe(error))
             }
             var credentials = APIClientCredentials()
             if let (session, store, settings) = signedIn {
@@ -118,7 +118,7 @@ public enum SignedInAPI {
                 do {
                     rules = try AmplifyAPIConfiguration.rules(in: document)
                 } catch {
-                    throw FileStoreError(.invalidSetting, "the API configuration \(error)")
+                    throw FileStoreError(.invalidSetting, Self.describe(error))
                 }
                 guard let rules else {
                     throw FileStoreError(.invalidSetting, "the API configuration has no model introspection to choose modes from")
@@ -133,6 +133,15 @@ public enum SignedInAPI {
             let client = APIClient(endpoint: endpoint, credentials: credentials)
             return try await client.send(call.method, call.path, body: call.body, headers: call.headers, modes: modes, logger: logger)
         }
+    }
+
+    /// `the API configuration PATH (line L, column C): message`, the path left out for the whole document.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? APIConfigurationError else { return "the API configuration \(error)" }
+        var text = "the API configuration"
+        if !error.path.isEmpty { text += " " + error.path }
+        if let line = error.line, let column = error.column { text += " (line \(line), column \(column))" }
+        return text + ": " + error.message
     }
 
     /// The `amplify_outputs.json` the target stack publishes about `api`.

@@ -25,7 +25,7 @@ package protocol StreamingHTTPTransport: Sendable {
     /// `HTTPClient` calls the sink on the connection's own thread, so that the bytes need no hand-off
     /// between threads on their way to the sink.
     /// - Parameters:
-    ///   - request: The request; it has no body.
+    ///   - request: The request; `HTTPClient` reads the answer of one with a body on the task.
     ///   - deadline: When the exchange, body included, must be over.
     ///   - logger: Where to log.
     ///   - sink: Takes the body.
@@ -70,6 +70,13 @@ extension StreamingHTTPTransport {
     package func execute(
         _ request: HTTPClientRequest, deadline: NIODeadline, logger: Logger?, sink: some ResponseBodySink, collectLimit: Int
     ) async throws -> SunkResponse {
+        try await self.executeReadingOnTask(request, deadline: deadline, logger: logger, sink: sink, collectLimit: collectLimit)
+    }
+
+    /// The sink's calls made from the calling task, reading the answer through ``execute(_:deadline:logger:)``.
+    package func executeReadingOnTask(
+        _ request: HTTPClientRequest, deadline: NIODeadline, logger: Logger?, sink: some ResponseBodySink, collectLimit: Int
+    ) async throws -> SunkResponse {
         let response = try await self.execute(request, deadline: deadline, logger: logger)
         var collected = ByteBuffer()
         if try sink.accepts(status: Int(response.status.code), headers: response.headers) {
@@ -85,6 +92,10 @@ extension HTTPClient: StreamingHTTPTransport {
     package func execute(
         _ request: HTTPClientRequest, deadline: NIODeadline, logger: Logger?, sink: some ResponseBodySink, collectLimit: Int
     ) async throws -> SunkResponse {
+        // The delegate API takes a request body in another form; the seam's requests that sink carry none.
+        guard request.body == nil else {
+            return try await self.executeReadingOnTask(request, deadline: deadline, logger: logger, sink: sink, collectLimit: collectLimit)
+        }
         let sent = try HTTPClient.Request(url: request.url, method: request.method, headers: request.headers)
         let task = self.execute(
             request: sent, delegate: SinkingDelegate(sink: sink, collectLimit: collectLimit), eventLoop: .indifferent,

@@ -271,20 +271,11 @@ extension WIFTool {
             // is one character in Swift but still a separator on disk.
             let slash = UInt8(ascii: "/")
             let baseLength = self.name.utf8.lastIndex(of: slash).map { self.name.utf8.distance(from: self.name.utf8.startIndex, to: $0) + 1 } ?? 0
-            var listed: [(name: String, relative: String, size: Int64)] = []
-            var outside: [Refused] = []
-            for try await object in try files.bucket.list(prefix: self.name, logger: files.logger).objects {
-                guard object.name.utf8.last != slash else { continue }
-                // A server that lists a name outside the prefix asked for is not followed there.
-                guard object.name.utf8.starts(with: self.name.utf8) else {
-                    outside.append(
-                        Refused(
-                            name: object.name, reason: "the server listed it for the prefix '\(self.name)', which it does not start with",
-                            status: .io))
-                    continue
-                }
-                listed.append((object.name, String(decoding: object.name.utf8.dropFirst(baseLength), as: UTF8.self), object.size))
+            let (found, outsideNames) = try await files.listFiles(startingWith: self.name)
+            let listed = found.map { object in
+                (name: object.name, relative: String(decoding: object.name.utf8.dropFirst(baseLength), as: UTF8.self), size: object.size)
             }
+            let outside = outsideNames.map { Refused(name: $0, reason: SignedInStore.outsideReason(prefix: self.name), status: .io) }
             guard !listed.isEmpty || !outside.isEmpty else {
                 throw CommandFailure(
                     status: .notFound, message: self.name.isEmpty ? "your folder is empty" : "no files have names starting with '\(self.name)'")

@@ -16,9 +16,10 @@ extension WIFTool {
 
                 rm --recursive PREFIX deletes every file whose name starts with PREFIX (dir/ for a folder; \
                 a PREFIX without a '/' at its end also matches dir2/ and dir.txt). The files are listed \
-                first, then deleted up to 1,000 in a request. A listed name the name rules refuse is reported \
-                on its own 'error:' line and left; the others are deleted, then the command fails with exit \
-                status 64. A PREFIX that matches nothing is reported like a missing NAME.
+                first, then deleted up to 1,000 in a request; names ending in '/' (folder markers) are not \
+                files and are left. A listed name the name rules refuse is reported on its own 'error:' line \
+                and left; the others are deleted, then the command fails with exit status 64. A PREFIX that \
+                matches nothing is reported like a missing NAME.
 
                 It runs where the sign-in was made (its endpoint, STS endpoint, region and bucket) unless \
                 --endpoint, WIF_ENDPOINT or the config file names an endpoint; a different one is refused \
@@ -117,22 +118,22 @@ extension WIFTool {
             var seen: Set<ExactText> = []
             var missing: [String] = []
             var refused: [Refused] = []
+            func refuse(_ name: String, _ reason: String) {
+                refused.append(Refused(name: name, reason: reason))
+                printError("error: not deleted: \(PrintableText.escaping(name)): \(reason)\n")
+            }
             for prefix in self.names {
-                var matched = false
-                for try await object in try files.bucket.list(prefix: prefix, logger: files.logger).objects {
-                    // A server that lists a name outside the prefix asked for is not followed there.
-                    guard object.name.utf8.starts(with: prefix.utf8) else { continue }
-                    matched = true
-                    guard seen.insert(ExactText(object.name)).inserted else { continue }
+                let (found, outside) = try await files.listFiles(startingWith: prefix)
+                if found.isEmpty && outside.isEmpty { missing.append(prefix) }
+                for name in outside { refuse(name, SignedInStore.outsideReason(prefix: prefix)) }
+                for object in found where seen.insert(ExactText(object.name)).inserted {
                     do throws(S3Error) {
                         _ = try files.bucket.key(for: object.name)
                         listed.append(object.name)
                     } catch {
-                        refused.append(Refused(name: object.name, reason: error.message))
-                        printError("error: not deleted: \(PrintableText.escaping(object.name)): \(error.message)\n")
+                        refuse(object.name, error.message)
                     }
                 }
-                if !matched { missing.append(prefix) }
             }
             var deleted: [String] = []
             if !listed.isEmpty {

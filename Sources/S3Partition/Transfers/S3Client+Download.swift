@@ -232,7 +232,6 @@ final class RangeSink: ResponseBodySink {
     private let objectSize: Int64
     private let bucket: String
     private let key: String
-    private let progress: ProgressTracker
     private let attempt: Mutex<Attempt>
 
     init(file: WritableFile, offset: Int64, length: Int64, objectSize: Int64, bucket: String, key: String, progress: ProgressTracker) {
@@ -242,7 +241,6 @@ final class RangeSink: ResponseBodySink {
         self.objectSize = objectSize
         self.bucket = bucket
         self.key = key
-        self.progress = progress
         self.attempt = Mutex(Attempt(writer: OffsetWriter(file: file, offset: offset), progress: AttemptProgress(progress)))
     }
 
@@ -333,13 +331,11 @@ extension S3Client {
 /// Collects received buffers and writes them to a file at consecutive offsets, 128 KiB at a time,
 /// with one `pwritev` and no copy into a buffer of their own.
 ///
-/// The write runs on the task that reads the body. Handing each batch to a thread pool and resuming
-/// afterwards woke two threads per 128 KiB; on a machine whose cores the server also needs, those
-/// wake-ups cost more than the write, which only copies into the page cache (1 GiB from SeaweedFS on
-/// two cores: 1.25 s with the hand-off, 1.08 s without). The connection keeps receiving meanwhile:
-/// the event loop buffers up to the body stream's limit while this task writes. The cost is that a
-/// write that blocks (a slow network file system, the kernel throttling a writer of too much unwritten
-/// data) holds one of the concurrency pool's threads for that time.
+/// The write runs on the thread that reads the body: the reading task, or for a range the connection's
+/// event loop (``RangeSink``). Handing each batch to a thread pool and resuming afterwards woke two
+/// threads per 128 KiB, which on a machine whose cores the server also needs cost more than the write,
+/// a copy into the page cache. The cost is that a write that blocks (a slow network file system, the
+/// kernel throttling a writer of too much unwritten data) holds that thread for its time.
 ///
 /// The size balances system calls against the cache: a batch small enough to be still in the CPU's
 /// cache when the kernel copies it, and writes short enough that parts writing at once wait little for

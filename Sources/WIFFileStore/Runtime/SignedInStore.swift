@@ -92,6 +92,34 @@ public struct SignedInStore: Sendable {
         return first?.name == name
     }
 
+    /// The files whose names start with `prefix`, for a command that works on all of them, and the names a
+    /// server listed for the prefix without starting with it (compared as UTF-8 bytes), which such a
+    /// command reports and never follows. Names ending in `/` (folder markers) are not files and are
+    /// left out.
+    /// - Parameter prefix: The start of the names.
+    /// - Returns: The files, in name order, and the names outside the prefix.
+    /// - Throws: `S3Error` from the listing.
+    public func listFiles(startingWith prefix: String) async throws -> (files: [PartitionObject], outside: [String]) {
+        var files: [PartitionObject] = []
+        var outside: [String] = []
+        for try await object in try self.bucket.list(prefix: prefix, logger: self.logger).objects {
+            guard object.name.utf8.last != UInt8(ascii: "/") else { continue }
+            if object.name.utf8.starts(with: prefix.utf8) {
+                files.append(object)
+            } else {
+                outside.append(object.name)
+            }
+        }
+        return (files, outside)
+    }
+
+    /// Why a name listed outside the prefix asked for is not followed.
+    /// - Parameter prefix: The prefix asked for.
+    /// - Returns: The reason.
+    public static func outsideReason(prefix: String) -> String {
+        "the server listed it for the prefix '\(prefix)', which it does not start with"
+    }
+
     /// Runs a request about one name, turning a refusal or `NoSuchKey` for a name that is not in the
     /// folder into a plain "no such file".
     /// - Parameters:

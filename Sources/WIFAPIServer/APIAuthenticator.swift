@@ -40,22 +40,46 @@ public struct APISignedCaller: Sendable, Hashable {
     }
 }
 
+/// What an `AWS_LAMBDA` authorizer is asked to decide: the token and the call it came with.
+public struct APILambdaRequest: Sendable {
+    /// The token, without a `Bearer ` prefix.
+    public var token: String
+    /// The request's method.
+    public var method: String
+    /// The path below the API's URL.
+    public var path: String
+    /// The request's headers, as AppSync hands them to its function.
+    public var headers: HTTPFields
+
+    /// Creates a request.
+    public init(token: String, method: String, path: String, headers: HTTPFields = [:]) {
+        self.token = token
+        self.method = method
+        self.path = path
+        self.headers = headers
+    }
+}
+
 /// What an `AWS_LAMBDA` authorizer decided about a token.
 public struct APILambdaDecision: Sendable, Hashable {
     /// Whether the token is good.
     public var isAuthorized: Bool
     /// The context handed to the rules as the caller's claims.
     public var resolvedContext: [String: ClaimValue]
+    /// Fields the caller may neither read nor write, as `Type.field` or a field's ARN
+    /// (`…:apis/<api>/types/<Type>/fields/<field>`).
+    public var deniedFields: [String]
 
     /// Creates a decision.
-    public init(isAuthorized: Bool, resolvedContext: [String: ClaimValue] = [:]) {
+    public init(isAuthorized: Bool, resolvedContext: [String: ClaimValue] = [:], deniedFields: [String] = []) {
         self.isAuthorized = isAuthorized
         self.resolvedContext = resolvedContext
+        self.deniedFields = deniedFields
     }
 }
 
 /// Decides an `AWS_LAMBDA` token: the server's own code standing in for the API's function.
-public typealias APILambdaAuthorizer = @Sendable (_ token: String, _ method: String, _ path: String) async -> APILambdaDecision
+public typealias APILambdaAuthorizer = @Sendable (APILambdaRequest) async -> APILambdaDecision
 
 /// Authenticates API requests in every mode an API accepts, as AppSync and API Gateway tell them apart:
 /// `x-api-key` is `API_KEY`; an `Authorization` of `AWS4-HMAC-SHA256 …` (or a presigned query) is
@@ -194,9 +218,9 @@ public struct APIAuthenticator: Sendable {
         }
         if self.modes.contains(.lambda), let lambda = self.lambda {
             let token = authorization.hasPrefix("Bearer ") ? String(authorization.dropFirst(7)) : authorization
-            let decision = await lambda(token, request.method.rawValue, path)
+            let decision = await lambda(APILambdaRequest(token: token, method: request.method.rawValue, path: path, headers: request.headers))
             guard decision.isAuthorized else { throw .unauthorized("the API's authorizer refused the token", mode: .lambda) }
-            return APICaller(mode: .lambda, caller: .function(claims: decision.resolvedContext))
+            return APICaller(mode: .lambda, caller: .function(claims: decision.resolvedContext), deniedFields: decision.deniedFields)
         }
         if let issuer {
             throw .unauthorized("the token's issuer '\(issuer.prefix(200))' is not one this API accepts; it accepts \(self.modeList)")

@@ -11,6 +11,8 @@ public struct APICaller: Sendable, Hashable, CustomStringConvertible {
     public var roleArn: String?
     /// The name of the API key used, never its value.
     public var apiKeyName: String?
+    /// Fields an `AWS_LAMBDA` authorizer denied this caller (`Type.field` or a field's ARN).
+    public var deniedFields: [String]
 
     /// Creates a caller.
     /// - Parameters:
@@ -18,11 +20,18 @@ public struct APICaller: Sendable, Hashable, CustomStringConvertible {
     ///   - caller: The access-rule caller.
     ///   - roleArn: The role, for IAM.
     ///   - apiKeyName: The key's name, for API_KEY.
-    public init(mode: APIAuthorizationMode, caller: Caller?, roleArn: String? = nil, apiKeyName: String? = nil) {
+    ///   - deniedFields: The fields a Lambda authorizer denied.
+    public init(mode: APIAuthorizationMode, caller: Caller?, roleArn: String? = nil, apiKeyName: String? = nil, deniedFields: [String] = []) {
         self.mode = mode
         self.caller = caller
         self.roleArn = roleArn
         self.apiKeyName = apiKeyName
+        self.deniedFields = deniedFields
+    }
+
+    /// Whether a Lambda authorizer denied this caller a field of a type.
+    public func isDenied(field: String, of type: String) -> Bool {
+        self.deniedFields.contains { $0 == "\(type).\(field)" || $0.hasSuffix("/types/\(type)/fields/\(field)") }
     }
 
     /// Who this is, for logs: the mode and the subject, role or key name; never a token.

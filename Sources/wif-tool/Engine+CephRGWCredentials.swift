@@ -95,13 +95,7 @@ extension WIFTool.Engine.CephRGW {
             if let tokenFile {
                 return try SignIn.readTokenFile(tokenFile)
             }
-            guard let token, token != "-" else {
-                let data = FileHandle.standardInput.readDataToEndOfFile()
-                let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                guard !text.isEmpty else { throw CommandFailure(status: .usage, message: "--token - read nothing from standard input") }
-                return text
-            }
-            return token.trimmingCharacters(in: .whitespacesAndNewlines)
+            return try SignIn.readToken(self.token ?? "-", option: "--token")
         }
     }
 }

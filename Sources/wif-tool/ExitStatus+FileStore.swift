@@ -101,4 +101,16 @@ extension SignIn {
             throw CommandFailure(error)
         }
     }
+
+    /// A token given on the command line, trimmed; `-` reads it from standard input.
+    /// - Parameters:
+    ///   - value: The option's value.
+    ///   - option: The option's name, for the message when standard input holds nothing.
+    static func readToken(_ value: String, option: String) throws(CommandFailure) -> String {
+        guard value == "-" else { return value.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let data = FileHandle.standardInput.readDataToEndOfFile()
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw CommandFailure(status: .usage, message: "\(option) - read nothing from standard input") }
+        return text
+    }
 }

@@ -217,15 +217,7 @@ extension WIFTool {
                 return try SignIn.readTokenFile(tokenFile)
             }
             guard let token else { return nil }
-            if token == "-" {
-                let data = FileHandle.standardInput.readDataToEndOfFile()
-                let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                guard !text.isEmpty else {
-                    throw CommandFailure(status: .usage, message: "--token - read nothing from standard input")
-                }
-                return text
-            }
-            return token.trimmingCharacters(in: .whitespacesAndNewlines)
+            return try SignIn.readToken(token, option: "--token")
         }
 
         /// A token to sign in with, where it comes from, and what the embedded stack suggests for it.

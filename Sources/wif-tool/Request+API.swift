@@ -24,6 +24,7 @@ extension WIFTool.Request {
         } else if self.model != nil || self.operation != nil {
             throw ValidationError("--model and --operation go with --multi-auth")
         }
+        if self.lambdaToken == "-", self.data == "@-" { throw ValidationError("--lambda-token - and --data @- cannot both read standard input") }
         for line in self.header where Self.splitHeader(line) == nil {
             throw ValidationError(Self.headerMistake(line))
         }
@@ -55,7 +56,8 @@ extension WIFTool.Request {
             let configuration = try ToolConfiguration.resolve(store: self.store, region: self.options.region, environment: self.options.environment)
             let call = SignedInAPI.Call(
                 api: self.api ?? "", configuration: document, method: method, path: path, body: body,
-                headers: self.header.compactMap(Self.splitHeader).map { (name: $0.0, value: $0.1) }, modes: modes)
+                headers: self.header.compactMap(Self.splitHeader).map { (name: $0.0, value: $0.1) }, modes: modes,
+                lambdaToken: try self.lambdaToken.map { token throws(CommandFailure) in try SignIn.readToken(token, option: "--lambda-token") })
             let result: APIResult
             do {
                 result = try await SignedInAPI.send(call, configuration: configuration, environment: self.options.environment, logger: logger)

@@ -23,7 +23,7 @@ extension WIFTool {
                 amplify_outputs.json (--config), or without one the API the local stack publishes (the \
                 embedded stack, or the one at --endpoint), as the signed-in user: the sign-in's token for \
                 AMAZON_COGNITO_USER_POOLS and OPENID_CONNECT, its identity pool or role credentials for \
-                AWS_IAM, the configured key for API_KEY. --auth-mode picks one mode (default: the API's); \
+                AWS_IAM, the configured key for API_KEY, --lambda-token for AWS_LAMBDA. --auth-mode picks one mode (default: the API's); \
                 --multi-auth --model M --operation OP tries the modes of the model's rules in Amplify's \
                 order, falling back only after an authorization failure. Standard error names the mode that \
                 answered; --json prints mode, attempts, status and body.
@@ -56,6 +56,9 @@ extension WIFTool {
 
         @Option(name: .long, help: "The authorization mode for --api: AWS_IAM, API_KEY, AMAZON_COGNITO_USER_POOLS, OPENID_CONNECT, AWS_LAMBDA or NONE.")
         var authMode: String?
+
+        @Option(name: .long, help: "The custom token for AWS_LAMBDA, or '-' to read it from standard input.")
+        var lambdaToken: String?
 
         @Flag(name: .long, help: "Try the modes of --model's rules for --operation in Amplify's order.")
         var multiAuth = false

@@ -57,8 +57,8 @@ import WIFTestSupport
             oidc: APITokenAuthority(
                 kind: .oidc, issuer: Self.oidcIssuer, clientIds: ["web"], issuedAtLimit: .seconds(600), timeSource: time,
                 loadJWKS: { signer.jwks }),
-            lambda: { token, _, _ in
-                token == "custom-allow" ? APILambdaDecision(isAuthorized: true, resolvedContext: ["tenant": "blue"]) : APILambdaDecision(isAuthorized: false)
+            lambda: { request in
+                request.token == "custom-allow" ? APILambdaDecision(isAuthorized: true, resolvedContext: ["tenant": "blue"]) : APILambdaDecision(isAuthorized: false)
             },
             timeSource: time)
     }

@@ -76,9 +76,58 @@ import WIFTestSupport
         #expect(pools.first?["authenticatedRole"] as? String == "arn:aws:iam::000000000000:role/identity-pool-authenticated")
         #expect(pools.first?["unauthenticatedRole"] as? String == "arn:aws:iam::000000000000:role/identity-pool-unauthenticated")
         #expect(pools.first?["ruleRoles"] as? [String] == ["arn:aws:iam::000000000000:role/identity-pool-admin"])
+        #expect((pools.first?["roles"] as? [String])?.count == 3)
+        let apis = try #require(object["apis"] as? [[String: Any]])
+        #expect(apis.map { $0["name"] as? String } == ["todo"])
+        #expect(apis.first?["url"] as? String == endpoint + "/apis/todo")
+        #expect(apis.first?["modes"] as? [String] == ["AMAZON_COGNITO_USER_POOLS", "API_KEY", "AWS_IAM"])
+        #expect(apis.first?["apiKeys"] as? [String] == ["da2-wiflocaldevelopmentapikey00"])
         let result = try await server.stop(signal: SIGTERM)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("wif/local/keys").path))
+    }
+
+    /// A served stack's API that takes AWS_LAMBDA tokens, decided by a program named relative to the
+    /// configuration file, called with `request --api --endpoint --lambda-token`.
+    @Test func aServedStacksLambdaAPIIsCalledWithACustomToken() async throws {
+        let home = try ToolRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let script = home.appendingPathComponent("authorizer.py")
+        try Data(#"""
+            #!/usr/bin/env python3
+            import json, sys
+            event = json.load(sys.stdin)
+            ok = event["authorizationToken"] == "let-me-in"
+            print(json.dumps({"isAuthorized": ok, "resolverContext": {"sub": "robot"} if ok else {}}))
+            """#.utf8).write(to: script)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        let config = home.appendingPathComponent("stack.json")
+        try Data(#"""
+            {"apis": [{"name": "robots", "schema": "type Job @model @auth(rules: [{ allow: custom }]) { id: ID! task: String }",
+                       "authorizationModes": ["AWS_LAMBDA"], "lambdaAuthorizer": {"command": ["./authorizer.py"], "timeoutSeconds": 5}}]}
+            """#.utf8).write(to: config)
+        let server = try ServeProcess(
+            ["local", "serve", "--json", "--config", config.path, "--data-dir", home.appendingPathComponent("data").path], home: home)
+        let line = try await server.firstLine()
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let endpoint = try #require(object["endpoint"] as? String)
+        let apis = try #require(object["apis"] as? [[String: Any]])
+        #expect(apis.first { $0["name"] as? String == "robots" }?["modes"] as? [String] == ["AWS_LAMBDA"])
+
+        let environment = ToolRunner.cleanEnvironment(home: home)
+        let created = try ToolRunner.run(
+            ["request", "--api", "robots", "--endpoint", endpoint, "--lambda-token", "-", "--json", "-d", #"{"task":"sweep"}"#, "POST", "/Job"],
+            environment: environment, stdin: Data("let-me-in\n".utf8))
+        #expect(created.status == 0, "\(created.stderr)")
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])
+        #expect(answer["mode"] as? String == "AWS_LAMBDA")
+        #expect(answer["status"] as? Int == 201)
+        let refused = try ToolRunner.run(
+            ["request", "--api", "robots", "--endpoint", endpoint, "--lambda-token", "wrong", "GET", "/Job"], environment: environment)
+        #expect(refused.status == 4, "\(refused.stderr)")
+        #expect(refused.stdout.contains("UnauthorizedException"))
+        #expect(!refused.stderr.contains("wrong") && !refused.stdout.contains("wrong"))
+        #expect(try await server.stop(signal: SIGTERM).status == 0)
     }
 
     @Test func aTakenPortIsANetworkFailure() async throws {

@@ -32,6 +32,8 @@ public enum SignedInAPI {
         public var headers: [(name: String, value: String)]
         /// How to choose the mode.
         public var modes: Modes
+        /// The custom token for `AWS_LAMBDA`.
+        public var lambdaToken: String?
 
         /// How a call chooses its mode.
         public enum Modes: Sendable {
@@ -46,7 +48,7 @@ public enum SignedInAPI {
         /// Creates a call.
         public init(
             api: String, configuration: [UInt8]?, method: String, path: String, body: [UInt8] = [], headers: [(name: String, value: String)] = [],
-            modes: Modes = .apiDefault
+            modes: Modes = .apiDefault, lambdaToken: String? = nil
         ) {
             self.api = api
             self.configuration = configuration
@@ -55,6 +57,7 @@ public enum SignedInAPI {
             self.body = body
             self.headers = headers
             self.modes = modes
+            self.lambdaToken = lambdaToken
         }
     }
 
@@ -91,6 +94,7 @@ public enum SignedInAPI {
                 throw FileStoreError(.invalidSetting, Self.describe(error))
             }
             var credentials = APIClientCredentials()
+            credentials.lambdaTokens = call.lambdaToken.map { StaticAPIToken($0) }
             if let (session, store, settings) = signedIn {
                 let federation = try context.federation(
                     roleArn: session.roleArn, bucket: session.bucket, partitionTemplate: session.partitionTemplate, stsRegion: session.region)

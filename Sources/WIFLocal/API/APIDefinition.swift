@@ -24,12 +24,15 @@ public struct APIDefinition: Sendable {
     /// How the rules are read: Amplify's current transformer (`v2`, deny by default) or the older one
     /// (`v1`, rules protect only the operations they list).
     public var semantics: RuleSemantics
+    /// The function that decides `AWS_LAMBDA` tokens; required when the API accepts that mode.
+    public var lambdaAuthorizer: LocalLambdaAuthorizer?
 
     /// Creates an API.
     public init(
         name: String, schema: String, authorizationModes: [APIAuthorizationMode], defaultMode: APIAuthorizationMode? = nil,
         apiKeys: [APIKey] = [], stage: String = "local", userPoolProfile: String = ProviderProfile.cognitoUserPoolName,
-        oidcProfile: String = ProviderProfile.Kind.oidc.rawValue, semantics: RuleSemantics = .v2
+        oidcProfile: String = ProviderProfile.Kind.oidc.rawValue, semantics: RuleSemantics = .v2,
+        lambdaAuthorizer: LocalLambdaAuthorizer? = nil
     ) {
         self.name = name
         self.schema = schema
@@ -40,6 +43,7 @@ public struct APIDefinition: Sendable {
         self.userPoolProfile = userPoolProfile
         self.oidcProfile = oidcProfile
         self.semantics = semantics
+        self.lambdaAuthorizer = lambdaAuthorizer
     }
 
     /// Whether the API takes no credentials at all: its only mode is `NONE`, so every call is allowed

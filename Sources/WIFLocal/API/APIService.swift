@@ -57,19 +57,31 @@ struct APIService: Sendable {
                     kind: kind, issuer: issuer, clientIds: Set(profile.clientIds), leeway: .seconds(Int64(configuration.tokenLeeway)),
                     timeSource: state.timeSource, loadJWKS: { jwks })
             }
+            var lambda: APILambdaAuthorizer?
+            if let authorizer = definition.lambdaAuthorizer {
+                let runner = LambdaAuthorizerRunner(
+                    authorizer: authorizer, apiId: definition.name, accountId: configuration.accountId, stage: definition.stage,
+                    timeSource: state.timeSource, logger: state.logger)
+                lambda = { request in await runner.decide(request) }
+            }
             let apiAuthenticator = APIAuthenticator(
                 modes: definition.authorizationModes, apiKeys: definition.apiKeys,
                 userPool: authority(.userPool, profile: definition.userPoolProfile), oidc: authority(.oidc, profile: definition.oidcProfile),
-                signatureVerifier: verifier, resource: definition.resource(region: configuration.region, accountId: configuration.accountId),
+                signatureVerifier: verifier, lambda: lambda,
+                resource: definition.resource(region: configuration.region, accountId: configuration.accountId),
                 timeSource: state.timeSource)
             apis[definition.name] = ServedAPI(
-                definition: definition, evaluator: RuleEvaluator(ruleSet: ruleSet), authenticator: apiAuthenticator,
+                definition: definition, evaluator: RuleEvaluator(ruleSet: ruleSet, customAuthorizer: Self.customRule), authenticator: apiAuthenticator,
                 store: RecordStore(data: state.data, api: definition.name))
         }
         self.apis = apis
         self.configuration = configuration
         self.logger = state.logger
     }
+
+    /// `{ allow: custom }`: the API's Lambda authorizer has already accepted the caller's token, as in
+    /// AppSync, where the function's answer is the rule's.
+    static let customRule: CustomAuthorizer = { request in request.caller.authMode == .function }
 
     /// The rules of an API, as the service parsed them.
     func ruleSet(ofAPI name: String) -> RuleSet? {
@@ -137,6 +149,7 @@ struct APIService: Sendable {
 
         func create() -> Response {
             guard var record = self.bodyRecord() else { return Self.badBody() }
+            if let refusal = self.deniedWrite(record) { return refusal }
             for (field, value) in self.api.evaluator.ownerFields(model: self.model, caller: self.ruleCaller, record: record.fields) {
                 record.set(field, string: value)
             }
@@ -166,7 +179,7 @@ struct APIService: Sendable {
             guard let id = self.id, var record = self.api.store.read(model: self.model, id: id) else { return self.notFound() }
             let decision = self.decide(.get, before: record.fields)
             if let refusal = self.refusal(decision) { return refusal }
-            record.remove(Set(decision.redactions.map(\.field)))
+            record.remove(Set(decision.redactions.map(\.field)).union(self.deniedFields(of: record)))
             return APIService.json(.ok, record.json)
         }
 
@@ -175,7 +188,7 @@ struct APIService: Sendable {
             for var record in self.api.store.list(model: self.model) {
                 let decision = self.decide(.list, before: record.fields)
                 guard decision.isAllowed else { continue }
-                record.remove(Set(decision.redactions.map(\.field)))
+                record.remove(Set(decision.redactions.map(\.field)).union(self.deniedFields(of: record)))
                 items.append(record.json)
             }
             // A caller no rule lets list anything is refused outright, as AppSync refuses the query.
@@ -192,6 +205,7 @@ struct APIService: Sendable {
             if case .string(let newId)? = changes.fields["id"], newId != id {
                 return APIService.error(.badRequest, "BadRequestException", "an update cannot change the record's id")
             }
+            if let refusal = self.deniedWrite(changes) { return refusal }
             var changed = changes
             changed.remove(["id"])
             let decision = self.decide(.update, before: stored.fields, after: changed.fields)
@@ -202,12 +216,33 @@ struct APIService: Sendable {
             return self.save(stored, id: id, status: .ok)
         }
 
+        /// The fields of a record a Lambda authorizer denied the caller.
+        private func deniedFields(of record: APIRecord) -> Set<String> {
+            guard !self.caller.deniedFields.isEmpty else { return [] }
+            return Set(record.members.map(\.key).filter { self.caller.isDenied(field: $0, of: self.model) })
+        }
+
+        /// A record as the caller sees it in an answer: without the fields its Lambda authorizer denied.
+        private func withoutDeniedFields(_ record: APIRecord) -> APIRecord {
+            var visible = record
+            visible.remove(self.deniedFields(of: record))
+            return visible
+        }
+
+        /// A write of a field a Lambda authorizer denied the caller, refused as AppSync refuses it.
+        private func deniedWrite(_ record: APIRecord) -> Response? {
+            guard let field = self.deniedFields(of: record).sorted().first else { return nil }
+            return APIAuthorizationError.forbidden(
+                "the API's authorizer denies this caller the field \(self.model).\(field)", mode: self.caller.mode
+            ).response
+        }
+
         func delete() -> Response {
             guard let id = self.id, let stored = self.api.store.read(model: self.model, id: id) else { return self.notFound() }
             let decision = self.decide(.delete, before: stored.fields)
             if let refusal = self.refusal(decision) { return refusal }
             guard self.api.store.remove(model: self.model, id: id) else { return self.notFound() }
-            return APIService.json(.ok, stored.json)
+            return APIService.json(.ok, self.withoutDeniedFields(stored).json)
         }
 
         /// The rules' decision; an open API allows everything, as it has no caller to apply rules to.
@@ -222,7 +257,7 @@ struct APIService: Sendable {
             } catch {
                 return APIService.error(.internalServerError, "InternalFailure", "the record could not be stored: \(error.message)")
             }
-            return APIService.json(status, record.json)
+            return APIService.json(status, self.withoutDeniedFields(record).json)
         }
 
         private func bodyRecord() -> APIRecord? {

@@ -13,10 +13,12 @@ extension ConfigurationFileReader {
     ///  "semantics": "v2"}
     /// ```
     ///
-    /// `schemaFile` (relative to the configuration file) may stand for `schema`. An entry named like a
-    /// default API replaces it.
+    /// `schemaFile` (relative to the configuration file) may stand for `schema`. An API that accepts
+    /// `AWS_LAMBDA` names the program deciding its tokens: `"lambdaAuthorizer": {"command": ["./authorizer",
+    /// "--strict"], "resultTTLSeconds": 300, "timeoutSeconds": 10}`, a program path with a `/` relative to
+    /// the configuration file. An entry named like a default API replaces it.
     mutating func api(_ node: ConfigurationJSON, path: String) -> APIDefinition? {
-        let keys = ["name", "schema", "schemaFile", "authorizationModes", "defaultMode", "apiKeys", "stage", "userPoolProfile", "oidcProfile", "semantics"]
+        let keys = ["name", "schema", "schemaFile", "authorizationModes", "defaultMode", "apiKeys", "stage", "userPoolProfile", "oidcProfile", "semantics", "lambdaAuthorizer"]
         guard let members = self.object(node, path: path, keys: keys), let name = self.requiredString(members, "name", path: path) else {
             return nil
         }
@@ -82,7 +84,25 @@ extension ConfigurationFileReader {
                 self.problems.append("\(path).semantics: must be v1 or v2, not '\(value)'")
             }
         }
+        if let node = member("lambdaAuthorizer") { api.lambdaAuthorizer = self.lambdaAuthorizer(node, path: "\(path).lambdaAuthorizer") }
         return api
+    }
+
+    /// `lambdaAuthorizer`: the command, its program resolved against the configuration file's folder
+    /// when it is a relative path.
+    private mutating func lambdaAuthorizer(_ node: ConfigurationJSON, path: String) -> LocalLambdaAuthorizer? {
+        guard let fields = self.object(node, path: path, keys: ["command", "resultTTLSeconds", "timeoutSeconds"]) else { return nil }
+        func field(_ key: String) -> ConfigurationJSON? { fields.first { $0.key == key }?.value }
+        guard let commandNode = field("command") else {
+            self.problems.append("\(path): needs command")
+            return nil
+        }
+        guard var command = self.strings(commandNode, path: "\(path).command") else { return nil }
+        if let program = command.first, program.contains("/") { command[0] = self.resolve(program) }
+        var authorizer = LocalLambdaAuthorizer(command: command)
+        if let node = field("resultTTLSeconds"), let value = self.int(node, path: "\(path).resultTTLSeconds") { authorizer.resultTTLSeconds = value }
+        if let node = field("timeoutSeconds"), let value = self.int(node, path: "\(path).timeoutSeconds") { authorizer.timeoutSeconds = value }
+        return authorizer
     }
 }
 
@@ -107,7 +127,12 @@ extension LocalConfiguration {
                 "\"userPoolProfile\": \(quoted(api.userPoolProfile))",
                 "\"oidcProfile\": \(quoted(api.oidcProfile))",
                 "\"semantics\": \(quoted(api.semantics.rawValue))",
-            ]
+            ] + (api.lambdaAuthorizer.map { lambda in
+                [
+                    "\"lambdaAuthorizer\": {\"command\": \(Self.strings(lambda.command)), \"resultTTLSeconds\": \(lambda.resultTTLSeconds), "
+                        + "\"timeoutSeconds\": \(lambda.timeoutSeconds)}"
+                ]
+            } ?? [])
         })
     }
 }

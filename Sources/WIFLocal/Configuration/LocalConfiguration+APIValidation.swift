@@ -28,9 +28,7 @@ extension LocalConfiguration {
             if api.authorizationModes.contains(.apiKey), api.apiKeys.isEmpty {
                 problems.append("\(path).apiKeys: API_KEY needs at least one key")
             }
-            if api.authorizationModes.contains(.lambda) {
-                problems.append("\(path).authorizationModes: AWS_LAMBDA has no function to call on the local stack")
-            }
+            Self.checkLambda(api, path: path, into: &problems)
             if api.authorizationModes.contains(.userPools), self.provider(named: api.userPoolProfile) == nil {
                 problems.append("\(path).userPoolProfile: no provider profile is named '\(api.userPoolProfile)'")
             }
@@ -38,6 +36,27 @@ extension LocalConfiguration {
                 problems.append("\(path).oidcProfile: '\(api.oidcProfile)' is not an oidc provider profile")
             }
             if api.stage.isEmpty || api.stage.contains("/") { problems.append("\(path).stage: '\(api.stage)' must be a name without '/'") }
+        }
+    }
+
+    /// `AWS_LAMBDA` and the function that decides its tokens go together; the command names a program,
+    /// and its times are in AppSync's ranges.
+    private static func checkLambda(_ api: APIDefinition, path: String, into problems: inout [String]) {
+        guard let lambda = api.lambdaAuthorizer else {
+            if api.authorizationModes.contains(.lambda) {
+                problems.append("\(path).lambdaAuthorizer: AWS_LAMBDA needs a function: {\"command\": [\"program\", \"argument\", …]}")
+            }
+            return
+        }
+        if !api.authorizationModes.contains(.lambda) {
+            problems.append("\(path).lambdaAuthorizer: the API does not accept AWS_LAMBDA; add it to authorizationModes or remove the function")
+        }
+        if lambda.command.first?.isEmpty ?? true { problems.append("\(path).lambdaAuthorizer.command: must name a program") }
+        if !(0...LocalLambdaAuthorizer.longestTTLSeconds).contains(lambda.resultTTLSeconds) {
+            problems.append("\(path).lambdaAuthorizer.resultTTLSeconds: must be 0 to \(LocalLambdaAuthorizer.longestTTLSeconds), not \(lambda.resultTTLSeconds)")
+        }
+        if !(1...LocalLambdaAuthorizer.longestTimeoutSeconds).contains(lambda.timeoutSeconds) {
+            problems.append("\(path).lambdaAuthorizer.timeoutSeconds: must be 1 to \(LocalLambdaAuthorizer.longestTimeoutSeconds), not \(lambda.timeoutSeconds)")
         }
     }
 }

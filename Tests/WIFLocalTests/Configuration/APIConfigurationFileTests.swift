@@ -48,6 +48,44 @@ import WIFAPIServer
         #expect(message.contains("apis[2].schema: an API whose only mode is NONE has no caller to apply @auth rules to"))
     }
 
+    @Test func aLambdaAuthorizerIsReadWithItsProgramBesideTheFile() throws {
+        let loaded = try ConfigurationTestSupport.load(
+            """
+            {"apis": [{"name": "custom", "schema": "type Job @model @auth(rules: [{allow: custom}]) { id: ID! }",
+              "authorizationModes": ["AWS_LAMBDA"],
+              "lambdaAuthorizer": {"command": ["./bin/authorizer", "--strict"], "resultTTLSeconds": 0, "timeoutSeconds": 3}},
+              {"name": "onpath", "schema": "type Job @model @auth(rules: [{allow: custom}]) { id: ID! }",
+              "authorizationModes": ["AWS_LAMBDA"], "lambdaAuthorizer": {"command": ["node", "authorizer.js"]}}]}
+            """)
+        let custom = try #require(loaded.apis.first { $0.name == "custom" }?.lambdaAuthorizer)
+        // A program path is relative to the configuration file; a bare name is looked up on PATH when run.
+        #expect(custom.command.first?.hasPrefix("/") == true)
+        #expect(custom.command.first?.hasSuffix("/bin/authorizer") == true)
+        #expect(custom.command.dropFirst() == ["--strict"])
+        #expect(custom.resultTTLSeconds == 0)
+        #expect(custom.timeoutSeconds == 3)
+        let onPath = try #require(loaded.apis.first { $0.name == "onpath" }?.lambdaAuthorizer)
+        #expect(onPath == LocalLambdaAuthorizer(command: ["node", "authorizer.js"]))
+        // The file form reads back to the same function.
+        let again = try ConfigurationTestSupport.load(loaded.fileRepresentation())
+        #expect(again.apis.first { $0.name == "custom" }?.lambdaAuthorizer == custom)
+
+        let message = try #require(try ConfigurationTestSupport.loadError("""
+            {"apis": [
+              {"name": "a", "schema": "type T @model { id: ID! }", "authorizationModes": ["AWS_LAMBDA"]},
+              {"name": "b", "schema": "type T @model { id: ID! }", "authorizationModes": ["AWS_LAMBDA"],
+               "lambdaAuthorizer": {"command": "authorizer", "timeoutSeconds": 600}},
+              {"name": "c", "schema": "type T @model { id: ID! }", "authorizationModes": ["API_KEY"], "apiKeys": [{"name": "k", "value": "v"}],
+               "lambdaAuthorizer": {"command": ["x"], "memory": 128, "resultTTLSeconds": 7200}}
+            ]}
+            """))
+        #expect(message.contains("apis[0].lambdaAuthorizer: AWS_LAMBDA needs a function"), "\(message)")
+        #expect(message.contains("apis[1].lambdaAuthorizer.command: must be an array of strings, not a string"), "\(message)")
+        #expect(message.contains("apis[2].lambdaAuthorizer.memory: unknown key"), "\(message)")
+        #expect(message.contains("apis[2].lambdaAuthorizer: the API does not accept AWS_LAMBDA"), "\(message)")
+        #expect(message.contains("apis[2].lambdaAuthorizer.resultTTLSeconds: must be 0 to 3600, not 7200"), "\(message)")
+    }
+
     @Test func theDefaultStackServesTodo() throws {
         let configuration = LocalConfiguration.default(dataDirectory: "/unused")
         #expect(configuration.apis.map(\.name) == ["todo"])

@@ -111,6 +111,48 @@ public struct WebIdentityAPITokenProvider: APITokenProvider {
     }
 }
 
+/// A token provider over an OAuth 2.0 / OpenID Connect sign-in: its access token (what AppSync and API
+/// Gateway expect of a user pool by default) or its ID token, renewed with the refresh token before the
+/// ID token's refresh window, as ``OIDCTokenSource`` renews.
+///
+/// ```swift
+/// let source = OIDCTokenSource(client: client, tokens: signedIn)
+/// let credentials = APIClientCredentials(userPoolTokens: OAuthAPITokenProvider(source, sending: .accessToken))
+/// ```
+public struct OAuthAPITokenProvider: APITokenProvider, CustomStringConvertible {
+    /// Which of the sign-in's tokens a request carries.
+    public enum Token: Sendable, Hashable {
+        /// The access token.
+        case accessToken
+        /// The ID token.
+        case idToken
+    }
+
+    let source: OIDCTokenSource
+    /// The token sent.
+    public let token: Token
+
+    /// Creates a provider.
+    /// - Parameters:
+    ///   - source: The sign-in.
+    ///   - token: Which token to send.
+    public init(_ source: OIDCTokenSource, sending token: Token = .accessToken) {
+        self.source = source
+        self.token = token
+    }
+
+    public func latestToken() async throws -> String {
+        let tokens = try await self.source.tokens()
+        switch self.token {
+        case .accessToken: return tokens.accessToken
+        case .idToken: return tokens.idToken
+        }
+    }
+
+    /// Never a token.
+    public var description: String { "OAuthAPITokenProvider(\(self.token))" }
+}
+
 /// The credentials a client has for each mode; a mode without them is skipped by multi-auth (the local
 /// "no token" failure) and refused by a single-mode call.
 public struct APIClientCredentials: Sendable {

@@ -379,6 +379,7 @@ let package = Package(
             dependencies: [
                 "WIFAPIClient",
                 "WIFHTTP",
+                "WIFTestSupport",
                 "WIFSigV4",
                 "WIFCredentials",
                 "AccessRules",

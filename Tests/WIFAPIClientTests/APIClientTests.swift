@@ -6,6 +6,7 @@ import Testing
 import WIFCredentials
 import WIFHTTP
 import WIFSigV4
+import WIFTestSupport
 @testable import WIFAPIClient
 
 /// The client's request building and fallback, against a transport that records what is sent and answers
@@ -149,9 +150,16 @@ import WIFSigV4
             return TransportResponse(status: 200, body: [])
         }
         let client = Self.client(transport, credentials: APIClientCredentials(userPoolTokens: FixedToken(token: "t")))
-        let result = try await client.send("GET", "/items", modes: [.userPools, .apiKey, .none])
+        let recorder = TestLogRecorder()
+        let result = try await client.send("GET", "/items", modes: [.userPools, .apiKey, .none], logger: recorder.logger(level: .debug))
         #expect(result.mode == .none)
         #expect(result.attempts.map(\.outcome) == [.unauthorized(status: 401), .unauthorized(status: 403), .answered(status: 200)])
+        // Every attempt is logged at debug with its mode and outcome, and never the token.
+        let attempts = recorder.records.filter { $0.message == "api attempt" }
+        #expect(attempts.map { $0.metadata["wif.api.mode"] } == ["AMAZON_COGNITO_USER_POOLS", "API_KEY", "NONE"])
+        #expect(attempts.map { $0.metadata["wif.api.status"] } == ["401", "403", "200"])
+        #expect(attempts.allSatisfy { $0.level == .debug })
+        #expect(!recorder.text.contains("da2-"))
         // A failed condition is the data's answer, not the credentials': no fallback.
         let conditional = RecordingTransport { _ in
             TransportResponse(status: 403, body: Array(#"{"errorType":"ConditionalCheckFailedException"}"#.utf8))

@@ -20,10 +20,10 @@ import Darwin
 /// decisions for their time to live.
 final class LambdaAuthorizerRunner: Sendable {
     let authorizer: LocalLambdaAuthorizer
-    let apiId: String
-    let accountId: String
-    let stage: String
+    /// The members of every event's `requestContext` that do not change: the API, account and stage.
+    let fixedContext: [String]
     let timeSource: TimeSource
+    /// Logs with the API's name.
     let logger: Logger
     private let decisions = BoundedCache<ExactText, (decision: APILambdaDecision, until: Date)>(capacity: 4096)
 
@@ -35,10 +35,11 @@ final class LambdaAuthorizerRunner: Sendable {
 
     init(authorizer: LocalLambdaAuthorizer, apiId: String, accountId: String, stage: String, timeSource: TimeSource, logger: Logger) {
         self.authorizer = authorizer
-        self.apiId = apiId
-        self.accountId = accountId
-        self.stage = stage
+        let quoted = JSONWriter.quoted
+        self.fixedContext = ["\"apiId\":\(quoted(apiId))", "\"accountId\":\(quoted(accountId))", "\"stage\":\(quoted(stage))"]
         self.timeSource = timeSource
+        var logger = logger
+        logger[metadataKey: "wif.api"] = "\(apiId)"
         self.logger = logger
     }
 
@@ -48,7 +49,7 @@ final class LambdaAuthorizerRunner: Sendable {
         if let kept = self.decisions[key], self.timeSource.now() < kept.until { return kept.decision }
         let event = self.event(request)
         guard event.count <= Self.largestEvent else {
-            self.logger.warning("api lambda authorizer not run: the request's event is larger than \(Self.largestEvent) bytes", metadata: ["wif.api": "\(self.apiId)"])
+            self.logger.warning("api lambda authorizer not run: the request's event is larger than \(Self.largestEvent) bytes")
             return APILambdaDecision(isAuthorized: false)
         }
         let answer: Answer
@@ -57,11 +58,11 @@ final class LambdaAuthorizerRunner: Sendable {
             do {
                 answer = try Answer(output)
             } catch {
-                self.logger.warning("api lambda authorizer answered badly: \(error.message)", metadata: ["wif.api": "\(self.apiId)"])
+                self.logger.warning("api lambda authorizer answered badly: \(error.message)")
                 return APILambdaDecision(isAuthorized: false)
             }
         case .failure(let failure):
-            self.logger.warning("api lambda authorizer failed: \(failure.message)", metadata: ["wif.api": "\(self.apiId)"])
+            self.logger.warning("api lambda authorizer failed: \(failure.message)")
             return APILambdaDecision(isAuthorized: false)
         }
         let ttl = min(answer.ttlOverride ?? self.authorizer.resultTTLSeconds, LocalLambdaAuthorizer.longestTTLSeconds)
@@ -78,9 +79,8 @@ final class LambdaAuthorizerRunner: Sendable {
         for field in headers where seen.insert(field.name.canonicalName).inserted {
             headerMembers.append("\(quoted(field.name.canonicalName)):\(quoted(headers[values: field.name].joined(separator: ",")))")
         }
-        let context = [
-            "\"apiId\":\(quoted(self.apiId))", "\"accountId\":\(quoted(self.accountId))",
-            "\"requestId\":\(quoted(UUID().uuidString.lowercased()))", "\"stage\":\(quoted(self.stage))",
+        let context = self.fixedContext + [
+            "\"requestId\":\(quoted(UUID().uuidString.lowercased()))",
             "\"httpMethod\":\(quoted(request.method))", "\"path\":\(quoted(request.path))",
         ]
         let text = "{\"authorizationToken\":\(quoted(request.token)),\"requestContext\":{\(context.joined(separator: ","))},"

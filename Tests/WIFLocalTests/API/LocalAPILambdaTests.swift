@@ -1,5 +1,6 @@
 import AccessRules
 import Foundation
+import Logging
 import Testing
 import WIFAPIServer
 import WIFTestSupport
@@ -48,7 +49,7 @@ import WIFTestSupport
 
     /// Runs `body` with a stack serving API `custom` (AWS_LAMBDA and an API key) and the path of the
     /// authorizer's log.
-    static func withStack(_ body: (LocalEndpoint, String) async throws -> Void) async throws {
+    static func withStack(logger: Logger = LocalStack.silentLogger, _ body: (LocalEndpoint, String) async throws -> Void) async throws {
         try await StackTestSupport.withDataDirectory { path in
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             let script = "\(path)/authorizer.py"
@@ -60,7 +61,7 @@ import WIFTestSupport
                 apiKeys: [APIKey(name: "test", value: Self.key)])
             api.lambdaAuthorizer = LocalLambdaAuthorizer(command: ["python3", script, log], timeoutSeconds: 2)
             configuration.apis.append(api)
-            try await LocalStack.run(configuration) { stack in try await body(stack, log) }
+            try await LocalStack.run(configuration, logger: logger) { stack in try await body(stack, log) }
         }
     }
 
@@ -113,7 +114,8 @@ import WIFTestSupport
     }
 
     @Test func aFunctionThatFailsRefusesTheToken() async throws {
-        try await Self.withStack { stack, log in
+        let recorder = TestLogRecorder()
+        try await Self.withStack(logger: recorder.logger(level: .warning)) { stack, log in
             let url = "\(stack.url)/apis/custom/Todo"
             for token in ["crash", "garbage", "slow"] {
                 let answer = try await StackTestSupport.send("GET", url, headers: [("Authorization", token)])
@@ -124,6 +126,12 @@ import WIFTestSupport
             #expect(try await StackTestSupport.send("GET", url, headers: [("Authorization", "crash")]).status == 401)
             #expect(Self.calls(log).filter { $0.hasSuffix(" crash") }.count == 2)
         }
+        // The stack says why, for the API, and never with the token.
+        let warnings = recorder.records.filter { $0.metadata["wif.api"] == "custom" }.map(\.message)
+        #expect(warnings.contains { $0.contains("exited with status 3") }, "\(warnings)")
+        #expect(warnings.contains { $0.contains("not JSON (line 1, column 1)") }, "\(warnings)")
+        #expect(warnings.contains { $0.contains("did not answer within 2 s") }, "\(warnings)")
+        for token in ["crash", "garbage", "slow"] { #expect(!recorder.text.contains(token)) }
     }
 
     @Test func aMissingProgramRefusesAndTheConfigurationNamesProblems() async throws {

@@ -42,8 +42,11 @@ public final class InterruptCleanup: Sendable {
 
     private let state = Mutex(State())
 
-    /// The dispatch sources, kept alive for the life of the process once installed.
-    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+    /// The reader of the signal pipe, kept alive for the life of the process once installed.
+    nonisolated(unsafe) private static var reader: (any DispatchSourceRead)?
+    /// The pipe's write end, which the signal handler writes the signal's number to: set once, before
+    /// any handler is installed, and only read afterwards.
+    nonisolated(unsafe) private static var wakeDescriptor: Int32 = -1
 
     init() {}
 
@@ -80,15 +83,32 @@ public final class InterruptCleanup: Sendable {
             return !state.installed
         }
         guard first else { return }
+        // The handler takes effect when it is installed and only writes the signal's number to a pipe,
+        // whose reader does the work. (A dispatch signal source needs the default action turned off
+        // first and starts watching later, on its own thread: a signal in between was lost, and the
+        // command finished as if never interrupted.)
+        var descriptors: [Int32] = [-1, -1]
+        guard pipe(&descriptors) == 0 else { return }
+        for descriptor in descriptors {
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        }
+        let readEnd = descriptors[0]
+        Self.wakeDescriptor = descriptors[1]
+        let reader = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .global())
+        reader.setEventHandler {
+            var number: UInt8 = 0
+            while read(readEnd, &number, 1) == 1 { self.interrupted(by: Int32(number)) }
+        }
+        reader.resume()
+        Self.reader = reader
         for number in Self.signals {
             var current = sigaction()
             guard sigaction(number, nil, &current) == 0, !Self.isIgnored(current) else { continue }
-            // A dispatch source sees a signal only when its default action is off.
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { self.interrupted(by: number) }
-            source.resume()
-            Self.sources.append(source)
+            signal(number) { received in
+                var byte = UInt8(truncatingIfNeeded: received)
+                _ = write(InterruptCleanup.wakeDescriptor, &byte, 1)
+            }
         }
     }
 

@@ -2,7 +2,8 @@
 takes no credentials, on the local stack in one run: GET /apis/<api>/Todo/<id> with the API key, with a
 user pool ID token (RS256, verified against the issuer's key, then the owner rule), with SigV4 signed by
 identity pool credentials (signature verified, execute-api:Invoke decided by the role's policies, then the
-private IAM rule), and with no authorization at all. Every answer must be 200, or the run fails.
+private IAM rule), with an OIDC token of the stack's issuer, with a custom token that a Lambda authorizer
+(a Python program) accepted once, and with no authorization at all. Every answer must be 200, or the run fails.
 The cost of a mode is 1 - (its rate / the unauthorized rate). The modes take turns, round after round,
 so that a slow spell of the machine falls on every mode alike; each mode's figure is its median over the
 rounds, and the costs of the single rounds are printed beside it.
@@ -25,6 +26,19 @@ API_KEY = "da2-wiflocaldevelopmentapikey00"
 # The same model as the default todo API's, with no rules: an API whose only mode is NONE.
 OPEN_API = {"apis": [{"name": "open", "schema": "type Todo @model { id: ID! content: String! owner: String }",
                       "authorizationModes": ["NONE"]}]}
+# The same model for OPENID_CONNECT (the stack's own issuer) and for AWS_LAMBDA (a Python function that
+# accepts one token; its answer is kept for the token, as AppSync keeps it, so the figure is for a
+# client that reuses its token).
+MODE_APIS = [
+    {"name": "corp", "schema": "type Todo @model @auth(rules: [{ allow: private, provider: oidc }]) { id: ID! content: String! owner: String }",
+     "authorizationModes": ["OPENID_CONNECT"]},
+    {"name": "custom", "schema": "type Todo @model @auth(rules: [{ allow: custom }]) { id: ID! content: String! owner: String }",
+     "authorizationModes": ["AWS_LAMBDA"], "lambdaAuthorizer": {"command": [sys.executable, "authorizer.py"], "resultTTLSeconds": 3600}},
+]
+LAMBDA_TOKEN = "custom-bench-token"
+AUTHORIZER = ("import json, sys\n"
+              "event = json.load(sys.stdin)\n"
+              f"print(json.dumps({{'isAuthorized': event['authorizationToken'] == {LAMBDA_TOKEN!r}, 'resolverContext': {{'sub': 'bench'}}}}))\n")
 
 
 def request(url, method="GET", body=None, headers=None):
@@ -61,9 +75,15 @@ def main():
     except ImportError:
         os.system(f"{sys.executable} -m pip install --quiet --disable-pip-version-check botocore")
     tool = servers.wif_tool()
-    config = os.path.join(tempfile.mkdtemp(prefix="wif-bench-api-"), "config.json")
+    folder = tempfile.mkdtemp(prefix="wif-bench-api-")
+    config = os.path.join(folder, "config.json")
+    authorizer = os.path.join(folder, "authorizer.py")
+    with open(authorizer, "w") as file:
+        file.write(AUTHORIZER)
+    apis = OPEN_API["apis"] + [dict(api) for api in MODE_APIS]
+    apis[-1]["lambdaAuthorizer"] = dict(apis[-1]["lambdaAuthorizer"], command=[sys.executable, authorizer])
     with open(config, "w") as file:
-        json.dump(OPEN_API, file)
+        json.dump({"apis": apis}, file)
     results = {}
     with servers.LocalStack(tool, ["--config", config]) as local:
         token = local.token("alice", provider="cognito-idp")["token"]
@@ -72,11 +92,16 @@ def main():
         open_id = request(base + "/open/Todo", "POST", {"content": "bench"})["id"]
         path = f"/apis/todo/Todo/{owned}"
         credentials = identity_pool_credentials(local.endpoint, token)
+        oidc = local.token("alice", provider="oidc")["token"]
+        oidc_id = request(base + "/corp/Todo", "POST", {"content": "bench"}, {"Authorization": oidc})["id"]
+        custom_id = request(base + "/custom/Todo", "POST", {"content": "bench"}, {"Authorization": LAMBDA_TOKEN})["id"]
         modes = [
             ("NONE (no authorization)", f"/apis/open/Todo/{open_id}", {}),
             ("API_KEY", path, {"x-api-key": API_KEY}),
             ("AMAZON_COGNITO_USER_POOLS", path, {"Authorization": token}),
             ("AWS_IAM (SigV4)", path, sigv4_headers(local.endpoint + path, credentials)),
+            ("OPENID_CONNECT", f"/apis/corp/Todo/{oidc_id}", {"Authorization": oidc}),
+            ("AWS_LAMBDA (kept answer)", f"/apis/custom/Todo/{custom_id}", {"Authorization": LAMBDA_TOKEN}),
         ]
         for _ in range(ROUNDS):
             for name, route, headers in modes:

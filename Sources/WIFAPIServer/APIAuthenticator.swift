@@ -40,8 +40,9 @@ public struct APISignedCaller: Sendable, Hashable {
     }
 }
 
-/// What an `AWS_LAMBDA` authorizer is asked to decide: the token and the call it came with.
-public struct APILambdaRequest: Sendable {
+/// What an `AWS_LAMBDA` authorizer is asked to decide: the token and the call it came with. Its
+/// `description` leaves the token out.
+public struct APILambdaRequest: Sendable, CustomStringConvertible {
     /// The token, without a `Bearer ` prefix.
     public var token: String
     /// The request's method.
@@ -52,12 +53,20 @@ public struct APILambdaRequest: Sendable {
     public var headers: HTTPFields
 
     /// Creates a request.
+    /// - Parameters:
+    ///   - token: The token.
+    ///   - method: The method.
+    ///   - path: The path below the API's URL.
+    ///   - headers: The request's headers.
     public init(token: String, method: String, path: String, headers: HTTPFields = [:]) {
         self.token = token
         self.method = method
         self.path = path
         self.headers = headers
     }
+
+    /// The method and path; never the token or the headers, which carry it.
+    public var description: String { "APILambdaRequest(\(self.method) \(self.path), token: <redacted>)" }
 }
 
 /// What an `AWS_LAMBDA` authorizer decided about a token.

@@ -29,7 +29,12 @@ public struct APICaller: Sendable, Hashable, CustomStringConvertible {
         self.deniedFields = deniedFields
     }
 
-    /// Whether a Lambda authorizer denied this caller a field of a type.
+    /// Whether a Lambda authorizer denied this caller a field of a type: an entry `Type.field`, or an
+    /// ARN ending in `/types/Type/fields/field` (whatever API, region and account it names).
+    /// - Parameters:
+    ///   - field: The field.
+    ///   - type: The type (model) it belongs to.
+    /// - Returns: Whether the field is denied.
     public func isDenied(field: String, of type: String) -> Bool {
         self.deniedFields.contains { $0 == "\(type).\(field)" || $0.hasSuffix("/types/\(type)/fields/\(field)") }
     }

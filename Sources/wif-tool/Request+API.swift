@@ -24,7 +24,6 @@ extension WIFTool.Request {
         } else if self.model != nil || self.operation != nil {
             throw ValidationError("--model and --operation go with --multi-auth")
         }
-        if self.lambdaToken == "-", self.data == "@-" { throw ValidationError("--lambda-token - and --data @- cannot both read standard input") }
         for line in self.header where Self.splitHeader(line) == nil {
             throw ValidationError(Self.headerMistake(line))
         }

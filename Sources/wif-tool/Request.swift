@@ -94,8 +94,10 @@ extension WIFTool {
             }
             guard self.service != nil else { throw ValidationError("give --service NAME (or --api NAME to call an Amplify API)") }
             guard self.target.count == 1 else { throw ValidationError("give exactly one URL") }
-            for (flag, given) in [("--config", self.config != nil), ("--auth-mode", self.authMode != nil), ("--multi-auth", self.multiAuth)]
-            where given {
+            for (flag, given) in [
+                ("--config", self.config != nil), ("--auth-mode", self.authMode != nil), ("--multi-auth", self.multiAuth),
+                ("--lambda-token", self.lambdaToken != nil),
+            ] where given {
                 throw ValidationError("\(flag) goes with --api")
             }
             if let date, Self.parseDate(date) == nil {

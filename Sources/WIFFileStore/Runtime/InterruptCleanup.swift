@@ -44,9 +44,17 @@ public final class InterruptCleanup: Sendable {
 
     /// The reader of the signal pipe, kept alive for the life of the process once installed.
     nonisolated(unsafe) private static var reader: (any DispatchSourceRead)?
-    /// The pipe's write end, which the signal handler writes the signal's number to: set once, before
-    /// any handler is installed, and only read afterwards.
-    nonisolated(unsafe) private static var wakeDescriptor: Int32 = -1
+    /// The pipe the signal handler writes the signal's number to, both ends non-blocking: a constant,
+    /// made by ``install()`` before any handler is installed, so the handler only loads it.
+    private static let wakePipe: (read: Int32, write: Int32) = {
+        var descriptors: [Int32] = [-1, -1]
+        guard pipe(&descriptors) == 0 else { return (-1, -1) }
+        for descriptor in descriptors {
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        }
+        return (descriptors[0], descriptors[1])
+    }()
 
     init() {}
 
@@ -87,14 +95,8 @@ public final class InterruptCleanup: Sendable {
         // whose reader does the work. (A dispatch signal source needs the default action turned off
         // first and starts watching later, on its own thread: a signal in between was lost, and the
         // command finished as if never interrupted.)
-        var descriptors: [Int32] = [-1, -1]
-        guard pipe(&descriptors) == 0 else { return }
-        for descriptor in descriptors {
-            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        }
-        let readEnd = descriptors[0]
-        Self.wakeDescriptor = descriptors[1]
+        let readEnd = Self.wakePipe.read
+        guard readEnd >= 0 else { return }
         let reader = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .global())
         reader.setEventHandler {
             var number: UInt8 = 0
@@ -105,9 +107,12 @@ public final class InterruptCleanup: Sendable {
         for number in Self.signals {
             var current = sigaction()
             guard sigaction(number, nil, &current) == 0, !Self.isIgnored(current) else { continue }
+            // Async-signal-safe: a write to a descriptor read from a constant, errno kept.
             signal(number) { received in
+                let saved = errno
                 var byte = UInt8(truncatingIfNeeded: received)
-                _ = write(InterruptCleanup.wakeDescriptor, &byte, 1)
+                _ = write(InterruptCleanup.wakePipe.write, &byte, 1)
+                errno = saved
             }
         }
     }

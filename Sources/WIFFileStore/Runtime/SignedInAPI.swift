@@ -16,8 +16,8 @@ import WIFLocal
 /// or, without one, in the `amplify_outputs.json` the target stack publishes at
 /// `/.well-known/amplify_outputs.json`: the embedded stack, or the one at the configured endpoint.
 public enum SignedInAPI {
-    /// One call.
-    public struct Call: Sendable {
+    /// One call. Its `description` leaves out the body and the Lambda token.
+    public struct Call: Sendable, CustomStringConvertible {
         /// The API's name.
         public var api: String
         /// A configuration file's bytes, or `nil` to ask the target stack.
@@ -58,6 +58,11 @@ public enum SignedInAPI {
             self.headers = headers
             self.modes = modes
             self.lambdaToken = lambdaToken
+        }
+
+        /// The API, method and path; never the body, headers or token.
+        public var description: String {
+            "SignedInAPI.Call(\(self.api) \(self.method) \(self.path)\(self.lambdaToken == nil ? "" : ", lambdaToken: <redacted>"))"
         }
     }
 

@@ -26,6 +26,11 @@ final class LambdaAuthorizerRunner: Sendable {
     /// Logs with the API's name.
     let logger: Logger
     private let decisions = BoundedCache<ExactText, (decision: APILambdaDecision, until: Date)>(capacity: 4096)
+    /// The runs under way, by token.
+    private let running = Mutex<[ExactText: Task<APILambdaDecision, Never>]>([:])
+
+    /// The most runs of the command at once.
+    static let mostRunsAtOnce = 16
 
     /// The largest event the command is sent: the event is written to its standard input before it
     /// starts, so it must fit in a pipe.
@@ -43,10 +48,39 @@ final class LambdaAuthorizerRunner: Sendable {
         self.logger = logger
     }
 
-    /// The decision about a token, from the cache while it lasts, else from the command.
+    /// The decision about a token, from the cache while it lasts, else from the command: one run for
+    /// all the requests that bring the same token at once, and at most ``mostRunsAtOnce`` runs in all
+    /// (a request beyond them is refused, and logged).
     func decide(_ request: APILambdaRequest) async -> APILambdaDecision {
         let key = ExactText(request.token)
         if let kept = self.decisions[key], self.timeSource.now() < kept.until { return kept.decision }
+        enum Start {
+            case join(Task<APILambdaDecision, Never>)
+            case run(Task<APILambdaDecision, Never>)
+            case refuse
+        }
+        let start = self.running.withLock { running -> Start in
+            if let task = running[key] { return .join(task) }
+            guard running.count < Self.mostRunsAtOnce else { return .refuse }
+            let task = Task { await self.ask(request, key: key) }
+            running[key] = task
+            return .run(task)
+        }
+        switch start {
+        case .join(let task):
+            return await task.value
+        case .refuse:
+            self.logger.warning("api lambda authorizer not run: \(Self.mostRunsAtOnce) runs are under way")
+            return APILambdaDecision(isAuthorized: false)
+        case .run(let task):
+            let decision = await task.value
+            _ = self.running.withLock { $0.removeValue(forKey: key) }
+            return decision
+        }
+    }
+
+    /// Runs the command for one token and keeps its answer for the answer's time to live.
+    private func ask(_ request: APILambdaRequest, key: ExactText) async -> APILambdaDecision {
         let event = self.event(request)
         guard event.count <= Self.largestEvent else {
             self.logger.warning("api lambda authorizer not run: the request's event is larger than \(Self.largestEvent) bytes")
@@ -141,10 +175,12 @@ final class LambdaAuthorizerRunner: Sendable {
         var message: String
     }
 
-    /// Runs a command with `input` on its standard input and returns what it wrote on standard output.
+    /// Runs a command with `input` on its standard input and returns what it wrote on standard output,
+    /// on a thread of its own: the run blocks for up to its time limit, which must not hold a thread of
+    /// the shared pools.
     static func run(_ command: [String], input: [UInt8], timeout seconds: Int) async -> Result<[UInt8], RunFailure> {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 continuation.resume(returning: Self.runBlocking(command, input: input, timeout: seconds))
             }
         }
@@ -161,40 +197,70 @@ final class LambdaAuthorizerRunner: Sendable {
         let standardOutput = Pipe()
         process.standardInput = standardInput
         process.standardOutput = standardOutput
-        // The whole event is in the pipe before the command starts, so writing never waits for it and
-        // a command that exits without reading cannot break the write.
+        // The whole event goes into the pipe before the command starts, so a command that exits without
+        // reading cannot break the write; written without blocking, so a pipe smaller than the event
+        // is a clear failure rather than a wait.
+        let writeEnd = standardInput.fileHandleForWriting.fileDescriptor
+        #if os(Linux)
+        _ = fcntl(writeEnd, 1031 /* F_SETPIPE_SZ */, Int32(max(input.count, 4096)))
+        #endif
+        _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
+        let written = input.withUnsafeBytes { write(writeEnd, $0.baseAddress, $0.count) }
+        try? standardInput.fileHandleForWriting.close()
+        guard written == input.count else {
+            return .failure(RunFailure(message: "the event (\(input.count) bytes) does not fit in a pipe to '\(program)'"))
+        }
         do {
-            try standardInput.fileHandleForWriting.write(contentsOf: input)
-            try standardInput.fileHandleForWriting.close()
             try process.run()
         } catch {
             return .failure(RunFailure(message: "'\(program)' could not be started: \(error.localizedDescription)"))
         }
-        let timedOut = Mutex(false)
-        let timer = DispatchWorkItem {
-            guard process.isRunning else { return }
-            timedOut.withLock { $0 = true }
-            process.terminate()
-            DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            }
-        }
-        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds), execute: timer)
-        let output = (try? standardOutput.fileHandleForReading.read(upToCount: Self.largestAnswer + 1)) ?? Data()
+        let read = Self.readOutput(standardOutput.fileHandleForReading.fileDescriptor, until: ContinuousClock.now + .seconds(seconds))
         try? standardOutput.fileHandleForReading.close()
+        // A command past its time or its output limit is killed; what it started and left holding the
+        // pipe no longer matters, since the pipe is closed.
+        if read.timedOut || read.bytes.count > Self.largestAnswer, process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        timer.cancel()
-        if timedOut.withLock({ $0 }) { return .failure(RunFailure(message: "'\(program)' did not answer within \(seconds) s")) }
+        if read.timedOut { return .failure(RunFailure(message: "'\(program)' did not answer within \(seconds) s")) }
+        guard read.bytes.count <= Self.largestAnswer else {
+            return .failure(RunFailure(message: "'\(program)' wrote more than \(Self.largestAnswer) bytes"))
+        }
         if process.terminationReason == .uncaughtSignal {
             return .failure(RunFailure(message: "'\(program)' was ended by signal \(process.terminationStatus)"))
         }
         guard process.terminationStatus == 0 else {
             return .failure(RunFailure(message: "'\(program)' exited with status \(process.terminationStatus)"))
         }
-        guard output.count <= Self.largestAnswer else {
-            return .failure(RunFailure(message: "'\(program)' wrote more than \(Self.largestAnswer) bytes"))
+        return .success(read.bytes)
+    }
+
+    /// Reads a descriptor to its end, to one byte past ``largestAnswer`` or to `deadline`, whichever
+    /// comes first.
+    private static func readOutput(_ descriptor: Int32, until deadline: ContinuousClock.Instant) -> (bytes: [UInt8], timedOut: Bool) {
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while bytes.count <= Self.largestAnswer {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return (bytes, true) }
+            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let polled = poll(&ready, 1, milliseconds)
+            if polled < 0 {
+                if errno == EINTR { continue }
+                return (bytes, false)
+            }
+            if polled == 0 { continue }
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                bytes.append(contentsOf: chunk[0..<count])
+            } else if count == 0 {
+                return (bytes, false)
+            } else if errno != EAGAIN && errno != EINTR {
+                return (bytes, false)
+            }
         }
-        return .success(Array(output))
+        return (bytes, false)
     }
 
     /// A program's path: as given when it names a folder, else the first match on `PATH`.

@@ -19,8 +19,9 @@
 /// (`Type.field`, or a field's ARN) are left out of the records the caller reads and may not be written;
 /// `ttlOverride` replaces ``resultTTLSeconds`` for this token. Whatever the command writes on standard
 /// error goes to the stack's. A command that fails, exits with a status other than 0, answers anything
-/// else or takes longer than ``timeoutSeconds`` refuses the token with 401, as AppSync does when its
-/// function fails; the stack logs why (never the token).
+/// else (or more than 1 MiB) or takes longer than ``timeoutSeconds`` is killed and refuses the token
+/// with 401, as AppSync does when its function fails; the stack logs why (never the token). The command
+/// runs with the stack's environment and working folder.
 public struct LocalLambdaAuthorizer: Sendable, Hashable {
     /// The program and its arguments; a program named without a `/` is looked up on `PATH`.
     public var command: [String]

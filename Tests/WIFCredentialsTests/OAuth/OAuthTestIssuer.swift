@@ -50,6 +50,7 @@ final class OAuthTestIssuer: HTTPTransport {
         var keys: [(id: String, key: P256.Signing.PrivateKey)]
         var signingKeyIndex = 0
         var idTokenLifetime: TimeInterval = 3600
+        var accessTokenLifetime = 3600
         var grantsRefreshTokens = true
         var omitIDTokenOnRefresh = false
         var nextNonceOverride: String??
@@ -297,8 +298,9 @@ final class OAuthTestIssuer: HTTPTransport {
             state.refreshTokens[token] = (familyId, subject, true)
             return (token, family != nil && state.omitIDTokenOnRefresh, override)
         }
+        let accessLifetime = self.state.withLock { $0.accessTokenLifetime }
         var object: [String: Any] = [
-            "access_token": "access-" + UUID().uuidString, "token_type": "Bearer", "expires_in": 3600, "scope": "openid offline_access",
+            "access_token": "access-" + UUID().uuidString, "token_type": "Bearer", "expires_in": accessLifetime, "scope": "openid offline_access",
         ]
         if !omitIDToken { object["id_token"] = self.idToken(subject: subject, nonce: nonceOverride ?? nonce) }
         if let refreshToken { object["refresh_token"] = refreshToken }

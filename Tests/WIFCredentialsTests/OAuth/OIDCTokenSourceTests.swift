@@ -52,6 +52,21 @@ import WIFTestSupport
         #expect(self.issuer.refreshGrants == 1)
     }
 
+    /// An access token that expires before the ID token is renewed in its own window: an API that
+    /// takes access tokens is never sent an expired one.
+    @Test func aShorterLivedAccessTokenIsRenewedBeforeItExpires() async throws {
+        self.issuer.configure { $0.accessTokenLifetime = 600 }
+        let (source, tokens) = try await self.signedIn(configuration: .init(refreshWindow: .seconds(60)))
+        self.clock.advance(seconds: 539)
+        #expect(try await source.tokens().accessToken == tokens.accessToken)
+        #expect(self.issuer.refreshGrants == 0)
+        self.clock.advance(seconds: 1)
+        let renewed = try await source.tokens()
+        #expect(renewed.accessToken != tokens.accessToken)
+        #expect(try #require(renewed.accessTokenExpiresAt) > self.clock.now)
+        #expect(self.issuer.refreshGrants == 1)
+    }
+
     @Test func manyConcurrentCallersShareOneRefresh() async throws {
         let (source, tokens) = try await self.signedIn()
         self.clock.advance(seconds: 3500)

@@ -93,7 +93,13 @@ import WIFTestSupport
             #expect(edit.status == 200, "\(edit.body)")
             #expect(!edit.body.contains("s3"))
 
-            // Its answer was kept for the token: one run for three requests, with the method and path.
+            // Nor listed, nor given back by a delete.
+            let listed = try await StackTestSupport.send("GET", url, headers: [("Authorization", "custom-alice")])
+            #expect(listed.status == 200 && listed.body.contains("edited") && !listed.body.contains("secret"), "\(listed.body)")
+            let deleted = try await StackTestSupport.send("DELETE", "\(url)/t1", headers: [("Authorization", "custom-alice")])
+            #expect(deleted.status == 200 && !deleted.body.contains("secret"), "\(deleted.body)")
+
+            // Its answer was kept for the token: one run for five requests, with the method and path.
             let runs = Self.calls(log)
             #expect(runs == ["custom GET /Todo/t1 custom-alice"], "\(runs)")
 
@@ -135,6 +141,7 @@ import WIFTestSupport
     }
 
     @Test func aMissingProgramRefusesAndTheConfigurationNamesProblems() async throws {
+        let recorder = TestLogRecorder()
         try await StackTestSupport.withDataDirectory { path in
             var configuration = LocalConfiguration.default(dataDirectory: path)
             var api = APIDefinition(name: "custom", schema: Self.schema, authorizationModes: [.lambda])
@@ -158,10 +165,11 @@ import WIFTestSupport
 
             api.lambdaAuthorizer = LocalLambdaAuthorizer(command: ["\(path)/no-such-program"])
             configuration.apis[configuration.apis.count - 1] = api
-            try await LocalStack.run(configuration) { stack in
+            try await LocalStack.run(configuration, logger: recorder.logger(level: .warning)) { stack in
                 let answer = try await StackTestSupport.send("GET", "\(stack.url)/apis/custom/Todo", headers: [("Authorization", "custom-alice")])
                 #expect(answer.status == 401)
             }
+            #expect(recorder.records.contains { $0.message.contains("no program '\(path)/no-such-program' was found") })
         }
     }
 }

@@ -71,15 +71,22 @@ struct OIDCTokenRefreshStateMachine<Promise: AnyObject & Sendable>: Sendable {
         Self.refreshAt(self.tokens, window: self.refreshWindow)
     }
 
-    /// `exp` minus the window, the window being at most half the token's lifetime so a short-lived
-    /// token is not refreshed on every call.
+    /// The earlier of the two tokens' expiries minus the window, the window being at most half that
+    /// token's lifetime so a short-lived token is not refreshed on every call. The access token counts
+    /// too: an API that takes it (a user pool's, by default) must not be sent one that has expired
+    /// while the ID token lives on.
     static func refreshAt(_ tokens: OAuth2Tokens, window: TimeInterval) -> Date {
-        var effective = window
-        if let issuedAt = tokens.idTokenIssuedAt {
-            let lifetime = tokens.idTokenExpiresAt.timeIntervalSince(issuedAt)
-            if lifetime > 0 { effective = min(effective, lifetime / 2) }
+        func windowed(_ expiry: Date) -> Date {
+            var effective = window
+            if let issuedAt = tokens.idTokenIssuedAt {
+                let lifetime = expiry.timeIntervalSince(issuedAt)
+                if lifetime > 0 { effective = min(effective, lifetime / 2) }
+            }
+            return expiry.addingTimeInterval(-effective)
         }
-        return tokens.idTokenExpiresAt.addingTimeInterval(-effective)
+        let idToken = windowed(tokens.idTokenExpiresAt)
+        guard let accessExpiry = tokens.accessTokenExpiresAt else { return idToken }
+        return min(idToken, windowed(accessExpiry))
     }
 
     /// Whether a refresh is in flight.

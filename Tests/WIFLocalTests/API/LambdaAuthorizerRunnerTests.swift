@@ -1,0 +1,106 @@
+import AccessRules
+import Foundation
+import HTTPTypes
+import Logging
+import Testing
+import WIFAPIServer
+import WIFCredentials
+import WIFTestSupport
+@testable import WIFLocal
+
+/// The runner of a local Lambda authorizer on its own: the event it sends, the answers it takes and
+/// refuses, and how a command that misbehaves ends.
+@Suite struct LambdaAuthorizerRunnerTests {
+    /// A Python authorizer whose behaviour the token picks; it echoes the event's `x-trace` header and
+    /// path into its context.
+    static let script = #"""
+        import json, os, sys, time
+        event = json.load(sys.stdin)
+        token = event["authorizationToken"]
+        with open(sys.argv[1], "a") as log:
+            log.write(token + "\n")
+        if token == "flood":
+            sys.stdout.write("x" * (2 << 20))
+            sys.exit(0)
+        if token == "killed":
+            os.kill(os.getpid(), 9)
+        if token == "lingering":
+            import subprocess
+            subprocess.Popen(["sleep", "30"])  # keeps standard output open after this exits
+            time.sleep(30)
+        answers = {
+            "badttl": {"isAuthorized": True, "ttlOverride": "soon"},
+            "badcontext": {"isAuthorized": True, "resolverContext": {"level": 3}},
+            "nobool": {"isAuthorized": "yes"},
+        }
+        if token in answers:
+            print(json.dumps(answers[token]))
+        else:
+            print(json.dumps({"isAuthorized": True, "resolverContext": {
+                "sub": token, "trace": event["requestHeaders"].get("x-trace", ""), "path": event["requestContext"]["path"],
+                "api": event["requestContext"]["apiId"]}}))
+        """#
+
+    static func withRunner(timeout: Int = 5, _ body: (LambdaAuthorizerRunner, TestLogRecorder, String) async throws -> Void) async throws {
+        let folder = TemporaryFolder.url("wif-lambda-runner")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let script = folder.appendingPathComponent("authorizer.py").path
+        try Data(Self.script.utf8).write(to: URL(fileURLWithPath: script))
+        let log = folder.appendingPathComponent("runs.log").path
+        let recorder = TestLogRecorder()
+        let runner = LambdaAuthorizerRunner(
+            authorizer: LocalLambdaAuthorizer(command: ["python3", script, log], resultTTLSeconds: 0, timeoutSeconds: timeout),
+            apiId: "jobs", accountId: "000000000000", stage: "local", timeSource: .system, logger: recorder.logger(level: .warning))
+        try await body(runner, recorder, log)
+    }
+
+    static func request(_ token: String) -> APILambdaRequest {
+        var headers = HTTPFields()
+        headers[HTTPField.Name("x-trace")!] = "trace-42"
+        headers[.authorization] = token
+        return APILambdaRequest(token: token, method: "GET", path: "/Job/7", headers: headers)
+    }
+
+    @Test func theResolverContextBecomesTheCallersClaims() async throws {
+        try await Self.withRunner { runner, _, _ in
+            let decision = await runner.decide(Self.request("robot-1"))
+            #expect(decision.isAuthorized)
+            #expect(decision.resolvedContext == ["sub": "robot-1", "trace": "trace-42", "path": "/Job/7", "api": "jobs"])
+            #expect(!"\(Self.request("robot-1"))".contains("robot-1"))
+        }
+    }
+
+    @Test func badAnswersAndBadEndingsRefuseAndSayWhy() async throws {
+        try await Self.withRunner(timeout: 2) { runner, recorder, _ in
+            for (token, reason) in [
+                ("flood", "wrote more than 1048576 bytes"),
+                ("killed", "was ended by signal 9"),
+                ("lingering", "did not answer within 2 s"),
+                ("badttl", "ttlOverride must be a whole number of seconds"),
+                ("badcontext", "resolverContext.level must be a string, not a number"),
+                ("nobool", "isAuthorized must be true or false"),
+            ] {
+                let started = ContinuousClock.now
+                let decision = await runner.decide(Self.request(token))
+                #expect(!decision.isAuthorized, "\(token)")
+                #expect(recorder.records.contains { $0.message.contains(reason) }, "\(token): \(recorder.records.map(\.message))")
+                // Even with a process left holding its output, the run ends at its time limit.
+                #expect(ContinuousClock.now - started < .seconds(10), "\(token)")
+            }
+        }
+    }
+
+    @Test func oneRunServesEveryRequestWithTheSameToken() async throws {
+        try await Self.withRunner { runner, _, log in
+            let decisions = await withTaskGroup(of: APILambdaDecision.self) { group -> [APILambdaDecision] in
+                for _ in 0..<8 { group.addTask { await runner.decide(Self.request("shared")) } }
+                return await group.reduce(into: [APILambdaDecision]()) { $0.append($1) }
+            }
+            #expect(decisions.count == 8 && decisions.allSatisfy(\.isAuthorized))
+            // Eight requests at once, while a run takes tens of milliseconds: they joined, not eight runs.
+            let runs = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+            #expect(runs.count < 8, "\(runs.count) runs")
+        }
+    }
+}

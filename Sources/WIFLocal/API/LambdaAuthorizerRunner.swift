@@ -190,48 +190,46 @@ final class LambdaAuthorizerRunner: Sendable {
         guard let program = command.first, let executable = Self.executable(program) else {
             return .failure(RunFailure(message: "no program '\(command.first ?? "")' was found"))
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = Array(command.dropFirst())
-        let standardInput = Pipe()
-        let standardOutput = Pipe()
-        process.standardInput = standardInput
-        process.standardOutput = standardOutput
+        var inputPipe: [Int32] = [-1, -1]
+        var outputPipe: [Int32] = [-1, -1]
+        guard ChildProcess.makePipe(&inputPipe) else { return .failure(RunFailure(message: "no pipe: \(String(cString: strerror(errno)))")) }
+        defer { for descriptor in inputPipe where descriptor >= 0 { close(descriptor) } }
+        guard ChildProcess.makePipe(&outputPipe) else { return .failure(RunFailure(message: "no pipe: \(String(cString: strerror(errno)))")) }
+        defer { for descriptor in outputPipe where descriptor >= 0 { close(descriptor) } }
         // The whole event goes into the pipe before the command starts, so a command that exits without
-        // reading cannot break the write; written without blocking, so a pipe smaller than the event
-        // is a clear failure rather than a wait.
-        let writeEnd = standardInput.fileHandleForWriting.fileDescriptor
+        // reading cannot break the write; written without blocking, so a pipe smaller than the event is
+        // a clear failure rather than a wait.
         #if os(Linux)
-        _ = fcntl(writeEnd, 1031 /* F_SETPIPE_SZ */, Int32(max(input.count, 4096)))
+        _ = fcntl(inputPipe[1], 1031 /* F_SETPIPE_SZ */, Int32(max(input.count, 4096)))
         #endif
-        _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
-        let written = input.withUnsafeBytes { write(writeEnd, $0.baseAddress, $0.count) }
-        try? standardInput.fileHandleForWriting.close()
+        _ = fcntl(inputPipe[1], F_SETFL, fcntl(inputPipe[1], F_GETFL) | O_NONBLOCK)
+        let written = input.withUnsafeBytes { write(inputPipe[1], $0.baseAddress, $0.count) }
+        close(inputPipe[1])
+        inputPipe[1] = -1
         guard written == input.count else {
             return .failure(RunFailure(message: "the event (\(input.count) bytes) does not fit in a pipe to '\(program)'"))
         }
-        do {
-            try process.run()
-        } catch {
-            return .failure(RunFailure(message: "'\(program)' could not be started: \(error.localizedDescription)"))
+        let process: pid_t
+        switch ChildProcess.spawn(executable, arguments: command, standardInput: inputPipe[0], standardOutput: outputPipe[1]) {
+        case .success(let pid): process = pid
+        case .failure(let error): return .failure(RunFailure(message: "'\(program)' could not be started: \(error.message)"))
         }
-        let read = Self.readOutput(standardOutput.fileHandleForReading.fileDescriptor, until: ContinuousClock.now + .seconds(seconds))
-        try? standardOutput.fileHandleForReading.close()
-        // A command past its time or its output limit is killed; what it started and left holding the
-        // pipe no longer matters, since the pipe is closed.
-        if read.timedOut || read.bytes.count > Self.largestAnswer, process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        close(outputPipe[1])
+        outputPipe[1] = -1
+        let read = Self.readOutput(outputPipe[0], until: ContinuousClock.now + .seconds(seconds))
+        // A command past its time or its output limit is killed with everything it started (its own
+        // process group), so nothing it left behind holds the pipe or runs on.
+        if read.timedOut || read.bytes.count > Self.largestAnswer { kill(-process, SIGKILL) }
+        let ending = ChildProcess.wait(process)
         if read.timedOut { return .failure(RunFailure(message: "'\(program)' did not answer within \(seconds) s")) }
         guard read.bytes.count <= Self.largestAnswer else {
             return .failure(RunFailure(message: "'\(program)' wrote more than \(Self.largestAnswer) bytes"))
         }
-        if process.terminationReason == .uncaughtSignal {
-            return .failure(RunFailure(message: "'\(program)' was ended by signal \(process.terminationStatus)"))
+        switch ending {
+        case .exited(0): return .success(read.bytes)
+        case .exited(let status): return .failure(RunFailure(message: "'\(program)' exited with status \(status)"))
+        case .signaled(let signal): return .failure(RunFailure(message: "'\(program)' was ended by signal \(signal)"))
         }
-        guard process.terminationStatus == 0 else {
-            return .failure(RunFailure(message: "'\(program)' exited with status \(process.terminationStatus)"))
-        }
-        return .success(read.bytes)
     }
 
     /// Reads a descriptor to its end, to one byte past ``largestAnswer`` or to `deadline`, whichever

@@ -12,18 +12,6 @@ extension WIFTool.Request {
         if self.target.count == 2, self.method != nil { throw ValidationError("give the method once: as -X or before the path") }
         if self.service != nil { throw ValidationError("--service does not go with --api: the API's configuration names its signing service") }
         if self.dryRun || self.presign != nil || self.date != nil { throw ValidationError("--dry-run, --presign and --date do not go with --api") }
-        if let mode = self.authMode, APIAuthorizationMode(name: mode) == nil {
-            throw ValidationError("--auth-mode must be one of \(APIAuthorizationMode.names.joined(separator: ", ")), not '\(mode)'")
-        }
-        if self.multiAuth {
-            if self.authMode != nil { throw ValidationError("--multi-auth chooses the modes itself; drop --auth-mode") }
-            guard self.model != nil, let operation = self.operation else { throw ValidationError("--multi-auth needs --model and --operation") }
-            guard ModelOperation(rawValue: operation) != nil else {
-                throw ValidationError("--operation must be one of \(ModelOperation.allCases.map(\.rawValue).joined(separator: ", ")), not '\(operation)'")
-            }
-        } else if self.model != nil || self.operation != nil {
-            throw ValidationError("--model and --operation go with --multi-auth")
-        }
         for line in self.header where Self.splitHeader(line) == nil {
             throw ValidationError(Self.headerMistake(line))
         }
@@ -37,7 +25,7 @@ extension WIFTool.Request {
             let path = self.target.last ?? "/"
             let method = (self.target.count == 2 ? self.target[0] : self.method ?? (body.isEmpty ? "GET" : "POST")).uppercased()
             var document: [UInt8]?
-            if let config = self.config {
+            if let config = self.call.config {
                 guard let data = FileManager.default.contents(atPath: config) else {
                     let reason = FileManager.default.fileExists(atPath: config) ? "it cannot be read as a file" : "there is no such file"
                     throw CommandFailure(status: .io, message: "cannot read --config file '\(config)': \(reason)")
@@ -45,9 +33,9 @@ extension WIFTool.Request {
                 document = Array(data)
             }
             let modes: SignedInAPI.Call.Modes
-            if self.multiAuth, let model = self.model, let operation = self.operation.flatMap(ModelOperation.init(rawValue:)) {
+            if self.call.multiAuth, let model = self.call.model, let operation = self.call.operation.flatMap(ModelOperation.init(rawValue:)) {
                 modes = .multiAuth(model: model, operation: operation)
-            } else if let mode = self.authMode.flatMap(APIAuthorizationMode.init(name:)) {
+            } else if let mode = self.call.authMode.flatMap(APIAuthorizationMode.init(name:)) {
                 modes = .one(mode)
             } else {
                 modes = .apiDefault
@@ -56,7 +44,7 @@ extension WIFTool.Request {
             let call = SignedInAPI.Call(
                 api: self.api ?? "", configuration: document, method: method, path: path, body: body,
                 headers: self.header.compactMap(Self.splitHeader).map { (name: $0.0, value: $0.1) }, modes: modes,
-                lambdaToken: try self.lambdaToken.map { token throws(CommandFailure) in try SignIn.readToken(token, option: "--lambda-token") })
+                lambdaToken: try self.call.lambdaToken.map { token throws(CommandFailure) in try SignIn.readToken(token, option: "--lambda-token") })
             let result: APIResult
             do {
                 result = try await SignedInAPI.send(call, configuration: configuration, environment: self.options.environment, logger: logger)
@@ -108,6 +96,51 @@ extension WIFTool.Request {
         case 401, 403: throw ExitStatus.denied.exitCode
         case 404: throw ExitStatus.notFound.exitCode
         default: throw ExitStatus.failure.exitCode
+        }
+    }
+}
+
+/// The options of `request --api` that say how the API is called: its configuration, the mode or
+/// multi-auth, and the Lambda token.
+struct APICallOptions: ParsableArguments {
+    @Option(name: .long, help: "The amplifyconfiguration.json or amplify_outputs.json describing --api (default: what the local stack publishes).")
+    var config: String?
+
+    @Option(name: .long, help: "The authorization mode for --api: AWS_IAM, API_KEY, AMAZON_COGNITO_USER_POOLS, OPENID_CONNECT, AWS_LAMBDA or NONE.")
+    var authMode: String?
+
+    @Option(name: .long, help: "The custom token for AWS_LAMBDA, or '-' to read it from standard input.")
+    var lambdaToken: String?
+
+    @Flag(name: .long, help: "Try the modes of --model's rules for --operation in Amplify's order.")
+    var multiAuth = false
+
+    @Option(name: .long, help: "The model whose rules --multi-auth reads.")
+    var model: String?
+
+    @Option(name: .long, help: "The operation --multi-auth is for: create, update, delete, get, list.")
+    var operation: String?
+
+    /// The flags given, each of which goes with `--api` only.
+    var givenFlags: [String] {
+        [
+            ("--config", self.config != nil), ("--auth-mode", self.authMode != nil), ("--lambda-token", self.lambdaToken != nil),
+            ("--multi-auth", self.multiAuth), ("--model", self.model != nil), ("--operation", self.operation != nil),
+        ].filter(\.1).map(\.0)
+    }
+
+    func validate() throws {
+        if let mode = self.authMode, APIAuthorizationMode(name: mode) == nil {
+            throw ValidationError("--auth-mode must be one of \(APIAuthorizationMode.names.joined(separator: ", ")), not '\(mode)'")
+        }
+        if self.multiAuth {
+            if self.authMode != nil { throw ValidationError("--multi-auth chooses the modes itself; drop --auth-mode") }
+            guard self.model != nil, let operation = self.operation else { throw ValidationError("--multi-auth needs --model and --operation") }
+            guard ModelOperation(rawValue: operation) != nil else {
+                throw ValidationError("--operation must be one of \(ModelOperation.allCases.map(\.rawValue).joined(separator: ", ")), not '\(operation)'")
+            }
+        } else if self.model != nil || self.operation != nil {
+            throw ValidationError("--model and --operation go with --multi-auth")
         }
     }
 }

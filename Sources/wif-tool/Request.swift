@@ -51,23 +51,7 @@ extension WIFTool {
         @Option(name: .long, help: "Call the Amplify API of this name instead of a URL.")
         var api: String?
 
-        @Option(name: .long, help: "The amplifyconfiguration.json or amplify_outputs.json describing --api (default: what the local stack publishes).")
-        var config: String?
-
-        @Option(name: .long, help: "The authorization mode for --api: AWS_IAM, API_KEY, AMAZON_COGNITO_USER_POOLS, OPENID_CONNECT, AWS_LAMBDA or NONE.")
-        var authMode: String?
-
-        @Option(name: .long, help: "The custom token for AWS_LAMBDA, or '-' to read it from standard input.")
-        var lambdaToken: String?
-
-        @Flag(name: .long, help: "Try the modes of --model's rules for --operation in Amplify's order.")
-        var multiAuth = false
-
-        @Option(name: .long, help: "The model whose rules --multi-auth reads.")
-        var model: String?
-
-        @Option(name: .long, help: "The operation --multi-auth is for: create, update, delete, get, list.")
-        var operation: String?
+        @OptionGroup var call: APICallOptions
 
         @Flag(name: [.short, .customLong("include")], help: "Print the response status line and headers.")
         var include = false
@@ -94,12 +78,7 @@ extension WIFTool {
             }
             guard self.service != nil else { throw ValidationError("give --service NAME (or --api NAME to call an Amplify API)") }
             guard self.target.count == 1 else { throw ValidationError("give exactly one URL") }
-            for (flag, given) in [
-                ("--config", self.config != nil), ("--auth-mode", self.authMode != nil), ("--multi-auth", self.multiAuth),
-                ("--lambda-token", self.lambdaToken != nil),
-            ] where given {
-                throw ValidationError("\(flag) goes with --api")
-            }
+            if let flag = self.call.givenFlags.first { throw ValidationError("\(flag) goes with --api") }
             if let date, Self.parseDate(date) == nil {
                 throw ValidationError("--date must look like 20150830T123600Z, not '\(date)'")
             }

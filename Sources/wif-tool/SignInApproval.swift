@@ -1,5 +1,6 @@
 import Foundation
 import WIFFileStore
+import WIFFoundation
 
 /// How `login --issuer` shows the user where to approve an OpenID Connect sign-in: the address (and
 /// code) on standard output, never a token; for the browser flow, the address opened in a browser.
@@ -32,21 +33,18 @@ enum SignInApproval {
     /// none is, or when `$BROWSER` is `none` (the address has been printed).
     static func open(_ url: URL, browser: String?) {
         if browser == "none" { return }
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         let candidates = [browser].compactMap { $0 }.filter { !$0.isEmpty } + ["xdg-open", "open"]
+        guard let null = FileHandle(forUpdatingAtPath: "/dev/null") else { return }
+        defer { try? null.close() }
+        let nothing = null.fileDescriptor
         for name in candidates {
-            let executable =
-                name.contains("/")
-                ? name
-                : path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-            guard let executable, FileManager.default.isExecutableFile(atPath: executable) else { continue }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = [url.absoluteString]
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            if (try? process.run()) != nil { return }
+            guard let executable = ChildProcess.executable(name) else { continue }
+            // Started with no descriptor of ours but /dev/null, and reaped when it exits.
+            guard case .success(let pid) = ChildProcess.spawn(
+                executable, arguments: [name, url.absoluteString], standardInput: nothing, standardOutput: nothing, standardError: nothing)
+            else { continue }
+            Thread.detachNewThread { _ = ChildProcess.wait(pid) }
+            return
         }
     }
 }

@@ -187,7 +187,7 @@ final class LambdaAuthorizerRunner: Sendable {
     }
 
     private static func runBlocking(_ command: [String], input: [UInt8], timeout seconds: Int) -> Result<[UInt8], RunFailure> {
-        guard let program = command.first, let executable = Self.executable(program) else {
+        guard let program = command.first, let executable = ChildProcess.executable(program) else {
             return .failure(RunFailure(message: "no program '\(command.first ?? "")' was found"))
         }
         var inputPipe: [Int32] = [-1, -1]
@@ -259,12 +259,5 @@ final class LambdaAuthorizerRunner: Sendable {
             }
         }
         return (bytes, false)
-    }
-
-    /// A program's path: as given when it names a folder, else the first match on `PATH`.
-    static func executable(_ program: String) -> String? {
-        if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) ? program : nil }
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(program)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 }

@@ -28,12 +28,12 @@ extension WIFTool.Login {
             let issued: (credentials: AWSCredentials, identityId: String)
             do {
                 issued = try await IdentityPoolSignIn.credentials(
-                    poolId: poolId, login: login, identityId: keptId, basicFlowRoleArn: self.roleArn, connection: connection, logger: logger)
+                    poolId: poolId, login: login, identityId: keptId, basicFlowRoleArn: self.federation.roleArn, connection: connection, logger: logger)
             } catch let error as WIFCredentialsError {
                 throw Self.explained(poolError: error, poolId: poolId, guest: login == nil, endpoint: connection.endpoint)
             }
             let role = await IdentityPoolSignIn.role(of: issued.credentials, region: configuration.region, connection: connection, logger: logger)
-            let roleArn = role ?? self.roleArn ?? "(not reported)"
+            let roleArn = role ?? self.federation.roleArn ?? "(not reported)"
             let reason = IdentityPoolSignIn.roleReason(
                 role: role, token: login?.token, authenticatedRole: local?.configuration.identityPool(id: poolId)?.roles.authenticated)
             guard let bucket = configuration.bucket ?? role.flatMap({ local?.configuration.role(arn: $0)?.bucket }) else {
@@ -65,7 +65,7 @@ extension WIFTool.Login {
                 signedInAt: Date(),
                 identityPool: StoredSession.IdentityPoolRecord(
                     poolId: poolId, identityId: issued.identityId, loginsKey: login?.key, roleReason: reason,
-                    endpoint: local == nil ? connection.endpoint : nil, basicFlowRoleArn: self.roleArn)
+                    endpoint: local == nil ? connection.endpoint : nil, basicFlowRoleArn: self.federation.roleArn)
             )
         }
 

@@ -75,35 +75,12 @@ extension WIFTool {
         @Option(name: .long, help: "A file holding the web-identity token; read again at every renewal.")
         var tokenFile: String?
 
-        @Option(name: .long, help: "The identity provider: google, facebook, amazon, cognito, oidc (default: WIF_PROVIDER, the config file).")
-        var provider: String?
-
-        @Option(name: .long, help: "The role to assume (default: WIF_ROLE_ARN, the config file, the embedded stack's role for the provider).")
-        var roleArn: String?
-
-        @Option(name: .long, help: "The folder template, with {id} for the user id (default: WIF_PARTITION_TEMPLATE, the config file, {id}/).")
-        var partitionTemplate: String?
-
-        @Option(name: .long, help: "The credentials' lifetime in seconds, 900 to 43200 (default: the role's, usually 3600).")
-        var duration: Int?
+        @OptionGroup var federation: FederationTargetOptions
 
         @Flag(name: .long, help: "Protect a new encrypted store with a passphrase asked on the terminal (or set WIF_PASSPHRASE).")
         var passphrase = false
 
-        @Option(name: .long, help: "Sign in with OpenID Connect at this issuer (its discovery document is URL/.well-known/openid-configuration).")
-        var issuer: String?
-
-        @Option(name: .long, help: "The OAuth client id registered at --issuer (a public client; PKCE protects the sign-in).")
-        var clientId: String?
-
-        @Option(name: .long, help: "The issuer identifier the ID tokens must carry as iss (default: the one the discovery document names).")
-        var expectedIssuer: String?
-
-        @Flag(name: .long, help: "With --issuer: sign in on another device with a user code (the default).")
-        var device = false
-
-        @Flag(name: .long, help: "With --issuer: sign in in a browser; the address is printed and opened when a browser can be started.")
-        var browser = false
+        @OptionGroup var oidc: OIDCIssuerOptions
 
         @Option(name: .long, help: "Sign in through this identity pool (REGION:UUID): a guest with --guest, else with the token of --dev, --token, --token-file or --issuer.")
         var identityPool: String?
@@ -125,10 +102,10 @@ extension WIFTool {
                     throw ValidationError("\(error.reason); an identity pool id looks like us-east-1:00000000-0000-4000-8000-000000000001")
                 }
             }
-            if self.partitionTemplate != nil && self.identityPool != nil {
+            if self.federation.partitionTemplate != nil && self.identityPool != nil {
                 throw ValidationError("--partition-template does not go with --identity-pool: its folders are private/, protected/ and public/ (see --level)")
             }
-            let given = [self.dev != nil, self.token != nil, self.tokenFile != nil, self.issuer != nil, self.guest].filter { $0 }.count
+            let given = [self.dev != nil, self.token != nil, self.tokenFile != nil, self.oidc.issuer != nil, self.guest].filter { $0 }.count
             if self.guest {
                 guard given == 1 else { throw ValidationError("--guest signs in without a token; give none of --dev, --token, --token-file and --issuer") }
             }
@@ -138,24 +115,15 @@ extension WIFTool {
                         ? "give --dev USER (embedded stack), --token TOKEN or --token-file FILE, or sign in at an OpenID Connect issuer with --issuer URL --client-id ID"
                         : "give only one of --dev, --token and --token-file, or --issuer alone")
             }
-            if self.issuer != nil {
-                guard let clientId, !clientId.isEmpty else { throw ValidationError("--issuer needs --client-id ID") }
-                if self.device && self.browser { throw ValidationError("give only one of --device and --browser") }
-            } else if self.clientId != nil || self.device || self.browser || self.expectedIssuer != nil {
-                throw ValidationError("--client-id, --expected-issuer, --device and --browser go with --issuer URL")
-            }
             if let dev, dev.isEmpty { throw ValidationError("--dev needs a user name, such as --dev alice") }
             if let token, token.isEmpty { throw ValidationError("--token must not be empty") }
-            if let duration, !AssumeRoleWithWebIdentityRequest.durationSecondsRange.contains(duration) {
-                throw ValidationError("--duration must be 900 to 43200 seconds, not \(duration)")
-            }
         }
 
         func run() async throws {
             try await reportingStoreErrors {
                 let configuration = try ToolConfiguration.resolve(
-                    store: self.store, region: self.options.region, roleArn: self.roleArn, provider: self.provider,
-                    partitionTemplate: self.partitionTemplate, environment: self.options.environment)
+                    store: self.store, region: self.options.region, roleArn: self.federation.roleArn, provider: self.federation.provider,
+                    partitionTemplate: self.federation.partitionTemplate, environment: self.options.environment)
                 if self.dev != nil, case .remote(let s3, _) = configuration.target {
                     throw CommandFailure(
                         status: .usage,
@@ -255,10 +223,10 @@ extension WIFTool {
                 suggestedRole = minted.roleArn
                 suggestedBucket = minted.bucket
                 developmentUser = user
-            } else if let issuer = self.issuer, let clientId = self.clientId {
-                let oauth = try OIDCSignIn.clientConfiguration(issuer: issuer, clientId: clientId, expectedIssuer: self.expectedIssuer)
+            } else if let issuer = self.oidc.issuer, let clientId = self.oidc.clientId {
+                let oauth = try OIDCSignIn.clientConfiguration(issuer: issuer, clientId: clientId, expectedIssuer: self.oidc.expectedIssuer)
                 let tokens = try await OIDCSignIn.authorize(
-                    oauth, flow: self.browser ? .browser : .device, httpClient: context.httpClient, logger: context.logger,
+                    oauth, flow: self.oidc.browser ? .browser : .device, httpClient: context.httpClient, logger: context.logger,
                     approve: SignInApproval.terminal(environment: self.options.environment))
                 let name = OIDCSignIn.accountName(configuration.account)
                 try await OIDCSignIn.accounts(secrets, httpClient: context.httpClient)
@@ -331,7 +299,7 @@ extension WIFTool {
             let sessionName = SignIn.sessionName(for: developmentUser ?? claims?.subject ?? provider)
             let template = configuration.partitionTemplate ?? localRole?.partitionTemplate ?? PartitionPrefix.defaultTemplate
             let federation = try context.federation(
-                roleArn: roleArn, bucket: bucket, partitionTemplate: template, durationSeconds: self.duration)
+                roleArn: roleArn, bucket: bucket, partitionTemplate: template, durationSeconds: self.federation.duration)
             let user: WebIdentityFederation.FederatedUser
             do {
                 user = try await federation.federate(

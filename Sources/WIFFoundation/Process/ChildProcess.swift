@@ -69,6 +69,87 @@ package enum ChildProcess {
         return .success(pid)
     }
 
+    /// How a run of ``run(_:arguments:input:outputLimit:timeout:)`` went.
+    package enum Run: Sendable {
+        /// The program ended; `output` is all it wrote.
+        case finished(output: [UInt8], ending: Ending)
+        /// The program (and what it started) was killed at the time limit.
+        case timedOut
+        /// The program (and what it started) was killed for writing more than the limit.
+        case outputTooLarge
+        /// The input did not fit in the pipe, or the program could not be started.
+        case failed(String)
+    }
+
+    /// Runs a program with `input` on its standard input, reads its standard output to its end, and
+    /// waits for it, blocking the calling thread. The whole input goes into the pipe before the program
+    /// starts, without blocking, so a program that exits without reading cannot break the write and an
+    /// input larger than a pipe is a clear failure. A program past `timeout` or `outputLimit` is killed
+    /// with its process group, so nothing it started holds the pipe or runs on.
+    /// - Parameters:
+    ///   - executable: The program's path.
+    ///   - arguments: Its arguments, the first being its name as given.
+    ///   - input: Its standard input.
+    ///   - outputLimit: The most bytes of output taken.
+    ///   - timeout: How long it may take.
+    /// - Returns: How the run went.
+    package static func run(_ executable: String, arguments: [String], input: [UInt8], outputLimit: Int, timeout: Duration) -> Run {
+        var inputPipe: [Int32] = [-1, -1]
+        var outputPipe: [Int32] = [-1, -1]
+        guard Self.makePipe(&inputPipe) else { return .failed("no pipe: \(String(cString: strerror(errno)))") }
+        defer { for descriptor in inputPipe where descriptor >= 0 { close(descriptor) } }
+        guard Self.makePipe(&outputPipe) else { return .failed("no pipe: \(String(cString: strerror(errno)))") }
+        defer { for descriptor in outputPipe where descriptor >= 0 { close(descriptor) } }
+        #if os(Linux)
+        _ = fcntl(inputPipe[1], 1031 /* F_SETPIPE_SZ */, Int32(clamping: max(input.count, 4096)))
+        #endif
+        _ = fcntl(inputPipe[1], F_SETFL, fcntl(inputPipe[1], F_GETFL) | O_NONBLOCK)
+        let written = input.withUnsafeBytes { write(inputPipe[1], $0.baseAddress, $0.count) }
+        close(inputPipe[1])
+        inputPipe[1] = -1
+        guard written == input.count else { return .failed("the input (\(input.count) bytes) does not fit in a pipe") }
+        let pid: pid_t
+        switch Self.spawn(executable, arguments: arguments, standardInput: inputPipe[0], standardOutput: outputPipe[1]) {
+        case .success(let started): pid = started
+        case .failure(let failure): return .failed("it could not be started: \(failure.message)")
+        }
+        close(outputPipe[1])
+        outputPipe[1] = -1
+        let read = Self.readAll(outputPipe[0], limit: outputLimit, until: ContinuousClock.now + timeout)
+        let tooLarge = read.bytes.count > outputLimit
+        if read.timedOut || tooLarge { kill(-pid, SIGKILL) }
+        let ending = Self.wait(pid)
+        if read.timedOut { return .timedOut }
+        if tooLarge { return .outputTooLarge }
+        return .finished(output: read.bytes, ending: ending)
+    }
+
+    /// Reads a descriptor to its end, to one byte past `limit` or to `deadline`, whichever comes first.
+    private static func readAll(_ descriptor: Int32, limit: Int, until deadline: ContinuousClock.Instant) -> (bytes: [UInt8], timedOut: Bool) {
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while bytes.count <= limit {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return (bytes, true) }
+            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let polled = poll(&ready, 1, milliseconds)
+            if polled < 0 {
+                if errno == EINTR { continue }
+                return (bytes, false)
+            }
+            if polled == 0 { continue }
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                bytes.append(contentsOf: chunk[0..<count])
+            } else if count == 0 || (errno != EAGAIN && errno != EINTR) {
+                return (bytes, false)
+            }
+        }
+        return (bytes, false)
+    }
+
     /// Makes a pipe whose ends are closed on exec, so that no other program started meanwhile keeps one.
     package static func makePipe(_ descriptors: inout [Int32]) -> Bool {
         guard pipe(&descriptors) == 0 else { return false }

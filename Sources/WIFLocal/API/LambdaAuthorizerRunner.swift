@@ -1,5 +1,4 @@
 import AccessRules
-import Dispatch
 import Foundation
 import HTTPTypes
 import Logging
@@ -7,14 +6,6 @@ import Synchronization
 import WIFAPIServer
 import WIFCredentials
 import WIFFoundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Runs an API's ``LocalLambdaAuthorizer`` for the tokens of `AWS_LAMBDA` requests and keeps its
 /// decisions for their time to live.
@@ -122,48 +113,49 @@ final class LambdaAuthorizerRunner: Sendable {
         return Array(text.utf8)
     }
 
+    /// Why a command's run or answer is not taken, for the log.
+    struct Failure: Error {
+        var message: String
+    }
+
     /// What a command answered.
     struct Answer {
         var decision: APILambdaDecision
         var ttlOverride: Int?
 
-        struct Problem: Error {
-            var message: String
-        }
-
-        init(_ output: [UInt8]) throws(Problem) {
+        init(_ output: [UInt8]) throws(Failure) {
             let root: JSONNode
             do {
                 root = try JSONParser.parse(output)
             } catch {
                 let (line, column) = JSONParser.location(of: error.offset, in: output)
-                throw Problem(message: "its output is not JSON (line \(line), column \(column)): \(error.message)")
+                throw Failure(message: "its output is not JSON (line \(line), column \(column)): \(error.message)")
             }
-            guard case .object = root.kind else { throw Problem(message: "its output is \(root.typeName), not an object") }
+            guard case .object = root.kind else { throw Failure(message: "its output is \(root.typeName), not an object") }
             guard case .bool(let authorized)? = root.member("isAuthorized")?.kind else {
-                throw Problem(message: "isAuthorized must be true or false")
+                throw Failure(message: "isAuthorized must be true or false")
             }
             var claims: [String: ClaimValue] = [:]
             if let context = root.member("resolverContext") {
-                guard case .object(let members) = context.kind else { throw Problem(message: "resolverContext must be an object") }
+                guard case .object(let members) = context.kind else { throw Failure(message: "resolverContext must be an object") }
                 for member in members {
                     guard let value = member.value.stringValue else {
-                        throw Problem(message: "resolverContext.\(member.key) must be a string, not \(member.value.typeName)")
+                        throw Failure(message: "resolverContext.\(member.key) must be a string, not \(member.value.typeName)")
                     }
                     claims[member.key] = .string(value)
                 }
             }
             var denied: [String] = []
             if let fields = root.member("deniedFields") {
-                guard let elements = fields.arrayValue else { throw Problem(message: "deniedFields must be an array of strings") }
+                guard let elements = fields.arrayValue else { throw Failure(message: "deniedFields must be an array of strings") }
                 for (index, element) in elements.enumerated() {
-                    guard let name = element.stringValue else { throw Problem(message: "deniedFields[\(index)] must be a string") }
+                    guard let name = element.stringValue else { throw Failure(message: "deniedFields[\(index)] must be a string") }
                     denied.append(name)
                 }
             }
             if let ttl = root.member("ttlOverride") {
                 guard case .number(let text) = ttl.kind, let seconds = Int(text), seconds >= 0 else {
-                    throw Problem(message: "ttlOverride must be a whole number of seconds")
+                    throw Failure(message: "ttlOverride must be a whole number of seconds")
                 }
                 self.ttlOverride = seconds
             }
@@ -171,93 +163,26 @@ final class LambdaAuthorizerRunner: Sendable {
         }
     }
 
-    struct RunFailure: Error {
-        var message: String
-    }
-
     /// Runs a command with `input` on its standard input and returns what it wrote on standard output,
     /// on a thread of its own: the run blocks for up to its time limit, which must not hold a thread of
     /// the shared pools.
-    static func run(_ command: [String], input: [UInt8], timeout seconds: Int) async -> Result<[UInt8], RunFailure> {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(returning: Self.runBlocking(command, input: input, timeout: seconds))
-            }
-        }
-    }
-
-    private static func runBlocking(_ command: [String], input: [UInt8], timeout seconds: Int) -> Result<[UInt8], RunFailure> {
+    static func run(_ command: [String], input: [UInt8], timeout seconds: Int) async -> Result<[UInt8], Failure> {
         guard let program = command.first, let executable = ChildProcess.executable(program) else {
-            return .failure(RunFailure(message: "no program '\(command.first ?? "")' was found"))
+            return .failure(Failure(message: "no program '\(command.first ?? "")' was found"))
         }
-        var inputPipe: [Int32] = [-1, -1]
-        var outputPipe: [Int32] = [-1, -1]
-        guard ChildProcess.makePipe(&inputPipe) else { return .failure(RunFailure(message: "no pipe: \(String(cString: strerror(errno)))")) }
-        defer { for descriptor in inputPipe where descriptor >= 0 { close(descriptor) } }
-        guard ChildProcess.makePipe(&outputPipe) else { return .failure(RunFailure(message: "no pipe: \(String(cString: strerror(errno)))")) }
-        defer { for descriptor in outputPipe where descriptor >= 0 { close(descriptor) } }
-        // The whole event goes into the pipe before the command starts, so a command that exits without
-        // reading cannot break the write; written without blocking, so a pipe smaller than the event is
-        // a clear failure rather than a wait.
-        #if os(Linux)
-        _ = fcntl(inputPipe[1], 1031 /* F_SETPIPE_SZ */, Int32(max(input.count, 4096)))
-        #endif
-        _ = fcntl(inputPipe[1], F_SETFL, fcntl(inputPipe[1], F_GETFL) | O_NONBLOCK)
-        let written = input.withUnsafeBytes { write(inputPipe[1], $0.baseAddress, $0.count) }
-        close(inputPipe[1])
-        inputPipe[1] = -1
-        guard written == input.count else {
-            return .failure(RunFailure(message: "the event (\(input.count) bytes) does not fit in a pipe to '\(program)'"))
-        }
-        let process: pid_t
-        switch ChildProcess.spawn(executable, arguments: command, standardInput: inputPipe[0], standardOutput: outputPipe[1]) {
-        case .success(let pid): process = pid
-        case .failure(let error): return .failure(RunFailure(message: "'\(program)' could not be started: \(error.message)"))
-        }
-        close(outputPipe[1])
-        outputPipe[1] = -1
-        let read = Self.readOutput(outputPipe[0], until: ContinuousClock.now + .seconds(seconds))
-        // A command past its time or its output limit is killed with everything it started (its own
-        // process group), so nothing it left behind holds the pipe or runs on.
-        if read.timedOut || read.bytes.count > Self.largestAnswer { kill(-process, SIGKILL) }
-        let ending = ChildProcess.wait(process)
-        if read.timedOut { return .failure(RunFailure(message: "'\(program)' did not answer within \(seconds) s")) }
-        guard read.bytes.count <= Self.largestAnswer else {
-            return .failure(RunFailure(message: "'\(program)' wrote more than \(Self.largestAnswer) bytes"))
-        }
-        switch ending {
-        case .exited(0): return .success(read.bytes)
-        case .exited(let status): return .failure(RunFailure(message: "'\(program)' exited with status \(status)"))
-        case .signaled(let signal): return .failure(RunFailure(message: "'\(program)' was ended by signal \(signal)"))
-        }
-    }
-
-    /// Reads a descriptor to its end, to one byte past ``largestAnswer`` or to `deadline`, whichever
-    /// comes first.
-    private static func readOutput(_ descriptor: Int32, until deadline: ContinuousClock.Instant) -> (bytes: [UInt8], timedOut: Bool) {
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while bytes.count <= Self.largestAnswer {
-            let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { return (bytes, true) }
-            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
-            let polled = poll(&ready, 1, milliseconds)
-            if polled < 0 {
-                if errno == EINTR { continue }
-                return (bytes, false)
-            }
-            if polled == 0 { continue }
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 {
-                bytes.append(contentsOf: chunk[0..<count])
-            } else if count == 0 {
-                return (bytes, false)
-            } else if errno != EAGAIN && errno != EINTR {
-                return (bytes, false)
+        let run = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    returning: ChildProcess.run(executable, arguments: command, input: input, outputLimit: Self.largestAnswer, timeout: .seconds(seconds)))
             }
         }
-        return (bytes, false)
+        switch run {
+        case .finished(let output, .exited(0)): return .success(output)
+        case .finished(_, .exited(let status)): return .failure(Failure(message: "'\(program)' exited with status \(status)"))
+        case .finished(_, .signaled(let signal)): return .failure(Failure(message: "'\(program)' was ended by signal \(signal)"))
+        case .timedOut: return .failure(Failure(message: "'\(program)' did not answer within \(seconds) s"))
+        case .outputTooLarge: return .failure(Failure(message: "'\(program)' wrote more than \(Self.largestAnswer) bytes"))
+        case .failed(let reason): return .failure(Failure(message: "'\(program)': \(reason)"))
+        }
     }
 }

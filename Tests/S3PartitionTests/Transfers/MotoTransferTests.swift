@@ -59,12 +59,17 @@ struct MotoTransferTests {
         }
     }
 
+    /// Transfers in parts and ranges of the smallest size S3 allows, `concurrency` at a time each way.
+    static func minimumParts(threshold: Int, concurrency: Int) -> S3Client.Transfer {
+        S3Client.Transfer(
+            multipartThreshold: threshold, partSize: S3Client.Transfer.minimumPartSize, concurrency: concurrency,
+            downloadPartSize: S3Client.Transfer.minimumPartSize, downloadConcurrency: concurrency)
+    }
+
     @Test("a 21 MiB file goes up in parallel parts and comes down in parallel ranges, byte for byte")
     func multipartAndRanges() async throws {
         try await MotoS3.withServer { moto in
-            let transfer = S3Client.Transfer(
-                multipartThreshold: 8 * 1024 * 1024, partSize: S3Client.Transfer.minimumPartSize, concurrency: 3,
-                downloadPartSize: S3Client.Transfer.minimumPartSize, downloadConcurrency: 3)
+            let transfer = Self.minimumParts(threshold: 8 * 1024 * 1024, concurrency: 3)
             let client = try moto.client(transfer: transfer)
             try await moto.createBucket("large", with: client)
             let folder = try TemporaryFolder()
@@ -95,9 +100,7 @@ struct MotoTransferTests {
     @Test("ranges of a key that needs encoding come down whole, written as they arrive")
     func rangesOfAnEncodedKey() async throws {
         try await MotoS3.withServer { moto in
-            let transfer = S3Client.Transfer(
-                multipartThreshold: 5 * 1024 * 1024, partSize: S3Client.Transfer.minimumPartSize, concurrency: 2,
-                downloadPartSize: S3Client.Transfer.minimumPartSize, downloadConcurrency: 2)
+            let transfer = Self.minimumParts(threshold: 5 * 1024 * 1024, concurrency: 2)
             let client = try moto.client(transfer: transfer)
             try await moto.createBucket("encoded", with: client)
             let folder = try TemporaryFolder()
@@ -116,9 +119,7 @@ struct MotoTransferTests {
     @Test("multipart uploads with CRC-32 part checksums, and without checksums", arguments: [S3Client.ChecksumAlgorithm.crc32, .none])
     func multipartChecksums(checksum: S3Client.ChecksumAlgorithm) async throws {
         try await MotoS3.withServer { moto in
-            let transfer = S3Client.Transfer(
-                multipartThreshold: 6 * 1024 * 1024, partSize: S3Client.Transfer.minimumPartSize, concurrency: 2,
-                downloadPartSize: S3Client.Transfer.minimumPartSize, downloadConcurrency: 2)
+            let transfer = Self.minimumParts(threshold: 6 * 1024 * 1024, concurrency: 2)
             let client = try moto.client(transfer: transfer, checksum: checksum)
             try await moto.createBucket("parts", with: client)
             let folder = try TemporaryFolder()

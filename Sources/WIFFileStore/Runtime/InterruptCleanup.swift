@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import WIFFoundation
 
 #if canImport(Glibc)
 import Glibc
@@ -48,11 +49,8 @@ public final class InterruptCleanup: Sendable {
     /// made by ``install()`` before any handler is installed, so the handler only loads it.
     private static let wakePipe: (read: Int32, write: Int32) = {
         var descriptors: [Int32] = [-1, -1]
-        guard pipe(&descriptors) == 0 else { return (-1, -1) }
-        for descriptor in descriptors {
-            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        }
+        guard ChildProcess.makePipe(&descriptors) else { return (-1, -1) }
+        for descriptor in descriptors { ChildProcess.setNonBlocking(descriptor) }
         return (descriptors[0], descriptors[1])
     }()
 

@@ -103,7 +103,7 @@ package enum ChildProcess {
         #if os(Linux)
         _ = fcntl(inputPipe[1], 1031 /* F_SETPIPE_SZ */, Int32(clamping: max(input.count, 4096)))
         #endif
-        _ = fcntl(inputPipe[1], F_SETFL, fcntl(inputPipe[1], F_GETFL) | O_NONBLOCK)
+        Self.setNonBlocking(inputPipe[1])
         let written = input.withUnsafeBytes { write(inputPipe[1], $0.baseAddress, $0.count) }
         close(inputPipe[1])
         inputPipe[1] = -1
@@ -126,7 +126,7 @@ package enum ChildProcess {
 
     /// Reads a descriptor to its end, to one byte past `limit` or to `deadline`, whichever comes first.
     private static func readAll(_ descriptor: Int32, limit: Int, until deadline: ContinuousClock.Instant) -> (bytes: [UInt8], timedOut: Bool) {
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        Self.setNonBlocking(descriptor)
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while bytes.count <= limit {
@@ -148,6 +148,12 @@ package enum ChildProcess {
             }
         }
         return (bytes, false)
+    }
+
+    /// Makes reads and writes of a descriptor return at once instead of waiting. The flag belongs to the
+    /// open file, so it is set only on the ends this process keeps, never on a child's.
+    package static func setNonBlocking(_ descriptor: Int32) {
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
     }
 
     /// Makes a pipe whose ends are closed on exec, so that no other program started meanwhile keeps one.

@@ -385,6 +385,7 @@ let package = Package(
                 "AccessRules",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -93,11 +93,14 @@ extension ConfigurationFileReader {
     private mutating func lambdaAuthorizer(_ node: ConfigurationJSON, path: String) -> LocalLambdaAuthorizer? {
         guard let fields = self.object(node, path: path, keys: ["command", "resultTTLSeconds", "timeoutSeconds"]) else { return nil }
         func field(_ key: String) -> ConfigurationJSON? { fields.first { $0.key == key }?.value }
-        guard let commandNode = field("command") else {
-            self.problems.append("\(path): needs command")
-            return nil
+        // A function whose command is missing or unreadable is still read, with no command, so that its
+        // other fields are checked too and the API is not also said to have no function.
+        var command: [String] = []
+        if let commandNode = field("command") {
+            if let strings = self.strings(commandNode, path: "\(path).command") { command = strings }
+        } else {
+            self.problems.append("\(path).command: is required: [\"program\", \"argument\", …]")
         }
-        guard var command = self.strings(commandNode, path: "\(path).command") else { return nil }
         if let program = command.first, program.contains("/") { command[0] = self.resolve(program) }
         var authorizer = LocalLambdaAuthorizer(command: command)
         if let node = field("resultTTLSeconds"), let value = self.int(node, path: "\(path).resultTTLSeconds") { authorizer.resultTTLSeconds = value }

@@ -58,11 +58,18 @@ extension LocalConfiguration {
         var problems = reader.problems
         if let (configuration, labels) = result {
             // The whole configuration is checked even when some entries were refused, so that every problem
-            // shows at once.
-            problems += configuration.problems(labels: labels, checkingPolicies: false)
+            // shows at once; a field the reader refused is not reported again for the value it was left with.
+            let refused = Set(problems.map(Self.problemPath))
+            problems += configuration.problems(labels: labels, checkingPolicies: false).filter { !refused.contains(Self.problemPath($0)) }
             if problems.isEmpty { return configuration }
         }
         throw LocalStackError(Self.describe(problems, in: sourceName))
+    }
+
+    /// The JSON path a problem is about: its text before the first `": "`.
+    static func problemPath(_ problem: String) -> Substring {
+        guard let end = problem.range(of: ": ") else { return problem[...] }
+        return problem[..<end.lowerBound]
     }
 
     /// The configuration as a configuration file that starts from nothing (`"defaults": false`) and reads

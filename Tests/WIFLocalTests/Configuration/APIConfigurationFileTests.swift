@@ -76,11 +76,21 @@ import WIFAPIServer
               {"name": "b", "schema": "type T @model { id: ID! }", "authorizationModes": ["AWS_LAMBDA"],
                "lambdaAuthorizer": {"command": "authorizer", "timeoutSeconds": 600}},
               {"name": "c", "schema": "type T @model { id: ID! }", "authorizationModes": ["API_KEY"], "apiKeys": [{"name": "k", "value": "v"}],
-               "lambdaAuthorizer": {"command": ["x"], "memory": 128, "resultTTLSeconds": 7200}}
+               "lambdaAuthorizer": {"command": ["x"], "memory": 128, "resultTTLSeconds": 7200}},
+              {"name": "d", "schema": "type T @model { id: ID! }", "authorizationModes": ["AWS_LAMBDA"],
+               "lambdaAuthorizer": {"timeoutSeconds": 0}}
             ]}
             """))
         #expect(message.contains("apis[0].lambdaAuthorizer: AWS_LAMBDA needs a function"), "\(message)")
         #expect(message.contains("apis[1].lambdaAuthorizer.command: must be an array of strings, not a string"), "\(message)")
+        // A function with a bad command is still a function: its other fields are checked, and the API is
+        // not also said to lack one, nor its command reported twice.
+        #expect(message.contains("apis[1].lambdaAuthorizer.timeoutSeconds: must be 1 to 60, not 600"), "\(message)")
+        #expect(!message.contains("apis[1].lambdaAuthorizer: AWS_LAMBDA needs a function"), "\(message)")
+        #expect(!message.contains("apis[1].lambdaAuthorizer.command: must name a program"), "\(message)")
+        #expect(message.contains("apis[3].lambdaAuthorizer.command: is required"), "\(message)")
+        #expect(message.contains("apis[3].lambdaAuthorizer.timeoutSeconds: must be 1 to 60, not 0"), "\(message)")
+        #expect(!message.contains("apis[3].lambdaAuthorizer: AWS_LAMBDA needs a function"), "\(message)")
         #expect(message.contains("apis[2].lambdaAuthorizer.memory: unknown key"), "\(message)")
         #expect(message.contains("apis[2].lambdaAuthorizer: the API does not accept AWS_LAMBDA"), "\(message)")
         #expect(message.contains("apis[2].lambdaAuthorizer.resultTTLSeconds: must be 0 to 3600, not 7200"), "\(message)")

@@ -40,15 +40,25 @@ package enum ChildProcess {
     package static func spawn(
         _ executable: String, arguments: [String], standardInput: Int32, standardOutput: Int32, standardError: Int32? = nil
     ) -> Result<pid_t, Failure> {
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t? = nil
+        var attributes: posix_spawnattr_t? = nil
+        // Every descriptor but the three given is closed in the child.
+        let closing = Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
+        #else
         var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        let closing: Int32 = 0
+        #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, standardInput, 0)
         posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
         if let standardError { posix_spawn_file_actions_adddup2(&actions, standardError, 2) }
+        #if !canImport(Darwin)
         Self.closeAllFrom(3, in: &actions)
+        #endif
 
-        var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         posix_spawnattr_setpgroup(&attributes, 0)
@@ -59,12 +69,17 @@ package enum ChildProcess {
         sigemptyset(&defaults)
         for number in [SIGPIPE, SIGINT, SIGTERM, SIGHUP] { sigaddset(&defaults, number) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setflags(&attributes, Int16(Int32(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | closing))
 
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         var pid = pid_t()
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        #if canImport(Darwin)
+        let environment = _NSGetEnviron().pointee
+        #else
+        let environment = environ
+        #endif
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environment)
         guard result == 0 else { return .failure(Failure(message: String(cString: strerror(result)))) }
         return .success(pid)
     }
@@ -85,7 +100,9 @@ package enum ChildProcess {
     /// waits for it, blocking the calling thread. The whole input goes into the pipe before the program
     /// starts, without blocking, so a program that exits without reading cannot break the write and an
     /// input larger than a pipe is a clear failure. A program past `timeout` or `outputLimit` is killed
-    /// with its process group, so nothing it started holds the pipe or runs on.
+    /// with its process group, and so is one that closed its output but runs on past `timeout`; when it
+    /// ends, whatever it started in its group is killed too, so nothing it started holds the pipe or
+    /// runs on.
     /// - Parameters:
     ///   - executable: The program's path.
     ///   - arguments: Its arguments, the first being its name as given.
@@ -115,11 +132,16 @@ package enum ChildProcess {
         }
         close(outputPipe[1])
         outputPipe[1] = -1
-        let read = Self.readAll(outputPipe[0], limit: outputLimit, until: ContinuousClock.now + timeout)
+        let deadline = ContinuousClock.now + timeout
+        let read = Self.readAll(outputPipe[0], limit: outputLimit, until: deadline)
         let tooLarge = read.bytes.count > outputLimit
-        if read.timedOut || tooLarge { kill(-pid, SIGKILL) }
+        // The output ended, but the program may run on without it: it is given what is left of its time.
+        let timedOut = read.timedOut || (!tooLarge && !Self.waitForEnd(of: pid, until: deadline))
+        // The group is killed before the program is reaped: until then its number is not given to
+        // another process, so the signal reaches only what the program started.
+        kill(-pid, SIGKILL)
         let ending = Self.wait(pid)
-        if read.timedOut { return .timedOut }
+        if timedOut { return .timedOut }
         if tooLarge { return .outputTooLarge }
         return .finished(output: read.bytes, ending: ending)
     }
@@ -156,11 +178,35 @@ package enum ChildProcess {
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
     }
 
-    /// Makes a pipe whose ends are closed on exec, so that no other program started meanwhile keeps one.
+    /// Makes a pipe whose ends are closed on exec, so that no other program started meanwhile keeps one
+    /// (made so at once where the system can, else just after).
     package static func makePipe(_ descriptors: inout [Int32]) -> Bool {
+        #if !canImport(Darwin)
+        if let pipe2 = Self.pipe2 { return pipe2(&descriptors, O_CLOEXEC) == 0 }
+        #endif
         guard pipe(&descriptors) == 0 else { return false }
         for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
         return true
+    }
+
+    /// Waits until a child has ended or `deadline` has passed, without reaping it.
+    /// - Returns: Whether it ended.
+    static func waitForEnd(of pid: pid_t, until deadline: ContinuousClock.Instant) -> Bool {
+        var pause = Duration.milliseconds(1)
+        while true {
+            var info = siginfo_t()
+            let result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
+            if result == 0, info.si_signo == SIGCHLD { return true }
+            // Not a child of this process (or already reaped): there is nothing to wait for.
+            if result < 0, errno != EINTR { return true }
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return false }
+            let nap = min(pause, left)
+            let (seconds, attoseconds) = nap.components
+            var time = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+            _ = nanosleep(&time, nil)
+            pause = min(pause * 2, .milliseconds(20))
+        }
     }
 
     /// Waits for a child to end and reaps it.
@@ -173,6 +219,7 @@ package enum ChildProcess {
         return signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal)
     }
 
+    #if !canImport(Darwin)
     private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
 
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up once: the C
@@ -184,6 +231,17 @@ package enum ChildProcess {
         return unsafeBitCast(symbol, to: CloseFrom.self)
     }()
 
+    private typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
+
+    /// `pipe2`, which makes both ends close-on-exec at once; Swift's view of the C library's headers
+    /// leaves it out, as it does `closefrom`.
+    private static let pipe2: Pipe2? = {
+        guard let program = dlopen(nil, RTLD_NOW) else { return nil }
+        defer { dlclose(program) }
+        guard let symbol = dlsym(program, "pipe2") else { return nil }
+        return unsafeBitCast(symbol, to: Pipe2.self)
+    }()
+
     /// Closes every descriptor from `first` up in the child: with glibc's `closefrom` action where the
     /// C library has it, else one close action for each descriptor open now.
     private static func closeAllFrom(_ first: Int32, in actions: inout posix_spawn_file_actions_t) {
@@ -193,4 +251,5 @@ package enum ChildProcess {
             posix_spawn_file_actions_addclose(&actions, descriptor)
         }
     }
+    #endif
 }

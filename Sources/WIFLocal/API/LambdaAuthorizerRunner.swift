@@ -17,8 +17,22 @@ final class LambdaAuthorizerRunner: Sendable {
     /// Logs with the API's name.
     let logger: Logger
     private let decisions = BoundedCache<ExactText, (decision: APILambdaDecision, until: Date)>(capacity: 4096)
-    /// The runs under way, by token.
-    private let running = Mutex<[ExactText: Task<APILambdaDecision, Never>]>([:])
+    /// The runs under way: shared by token, and those for one request alone.
+    private let runs = Mutex(Runs())
+
+    private struct Runs {
+        var shared: [ExactText: Task<Outcome, Never>] = [:]
+        var alone = 0
+        var count: Int { self.shared.count + self.alone }
+    }
+
+    /// A run's decision, and whether the requests that joined the run may take it: not when the
+    /// command said its answer is not to be kept (a time to live of 0), since it decided about the
+    /// request it was sent, whose method, path and headers may differ from theirs.
+    private struct Outcome {
+        var decision: APILambdaDecision
+        var shareable: Bool
+    }
 
     /// The most runs of the command at once.
     static let mostRunsAtOnce = 16
@@ -40,42 +54,63 @@ final class LambdaAuthorizerRunner: Sendable {
     }
 
     /// The decision about a token, from the cache while it lasts, else from the command: one run for
-    /// all the requests that bring the same token at once, and at most ``mostRunsAtOnce`` runs in all
-    /// (a request beyond them is refused, and logged).
+    /// all the requests that bring the same token at once (unless its answer is not to be kept, when
+    /// each of them is asked about on its own), and at most ``mostRunsAtOnce`` runs in all (a request
+    /// beyond them is refused, and logged).
     func decide(_ request: APILambdaRequest) async -> APILambdaDecision {
         let key = ExactText(request.token)
         if let kept = self.decisions[key], self.timeSource.now() < kept.until { return kept.decision }
         enum Start {
-            case join(Task<APILambdaDecision, Never>)
-            case run(Task<APILambdaDecision, Never>)
+            case join(Task<Outcome, Never>)
+            case run(Task<Outcome, Never>)
             case refuse
         }
-        let start = self.running.withLock { running -> Start in
-            if let task = running[key] { return .join(task) }
-            guard running.count < Self.mostRunsAtOnce else { return .refuse }
-            let task = Task { await self.ask(request, key: key) }
-            running[key] = task
+        let start = self.runs.withLock { runs -> Start in
+            if let task = runs.shared[key] { return .join(task) }
+            guard runs.count < Self.mostRunsAtOnce else { return .refuse }
+            // The task leaves the table itself, before its outcome is seen, so that a request that
+            // must be asked about again never finds the finished run.
+            let task = Task {
+                let outcome = await self.ask(request, key: key)
+                _ = self.runs.withLock { $0.shared.removeValue(forKey: key) }
+                return outcome
+            }
+            runs.shared[key] = task
             return .run(task)
         }
         switch start {
         case .join(let task):
-            return await task.value
+            let outcome = await task.value
+            if outcome.shareable { return outcome.decision }
+            let admitted = self.runs.withLock { runs in
+                guard runs.count < Self.mostRunsAtOnce else { return false }
+                runs.alone += 1
+                return true
+            }
+            guard admitted else { return self.refused() }
+            defer { self.runs.withLock { $0.alone -= 1 } }
+            return await self.ask(request, key: key).decision
         case .refuse:
-            self.logger.warning("api lambda authorizer not run: \(Self.mostRunsAtOnce) runs are under way")
-            return APILambdaDecision(isAuthorized: false)
+            return self.refused()
         case .run(let task):
-            let decision = await task.value
-            _ = self.running.withLock { $0.removeValue(forKey: key) }
-            return decision
+            return await task.value.decision
         }
     }
 
+    /// The decision for a request beyond ``mostRunsAtOnce``, logged.
+    private func refused() -> APILambdaDecision {
+        self.logger.warning("api lambda authorizer not run: \(Self.mostRunsAtOnce) runs are under way")
+        return APILambdaDecision(isAuthorized: false)
+    }
+
     /// Runs the command for one token and keeps its answer for the answer's time to live.
-    private func ask(_ request: APILambdaRequest, key: ExactText) async -> APILambdaDecision {
+    /// A failure is shared with the requests that joined the run, and kept for none.
+    private func ask(_ request: APILambdaRequest, key: ExactText) async -> Outcome {
+        let refused = Outcome(decision: APILambdaDecision(isAuthorized: false), shareable: true)
         let event = self.event(request)
         guard event.count <= Self.largestEvent else {
             self.logger.warning("api lambda authorizer not run: the request's event is larger than \(Self.largestEvent) bytes")
-            return APILambdaDecision(isAuthorized: false)
+            return refused
         }
         let answer: Answer
         switch await Self.run(self.authorizer.command, input: event, timeout: self.authorizer.timeoutSeconds) {
@@ -84,15 +119,15 @@ final class LambdaAuthorizerRunner: Sendable {
                 answer = try Answer(output)
             } catch {
                 self.logger.warning("api lambda authorizer answered badly: \(error.message)")
-                return APILambdaDecision(isAuthorized: false)
+                return refused
             }
         case .failure(let failure):
             self.logger.warning("api lambda authorizer failed: \(failure.message)")
-            return APILambdaDecision(isAuthorized: false)
+            return refused
         }
         let ttl = min(answer.ttlOverride ?? self.authorizer.resultTTLSeconds, LocalLambdaAuthorizer.longestTTLSeconds)
         if ttl > 0 { self.decisions.store((answer.decision, self.timeSource.now().addingTimeInterval(Double(ttl))), for: key) }
-        return answer.decision
+        return Outcome(decision: answer.decision, shareable: ttl > 0)
     }
 
     /// The event, in the shape AppSync sends.

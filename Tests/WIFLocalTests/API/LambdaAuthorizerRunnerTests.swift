@@ -27,6 +27,10 @@ import WIFTestSupport
             sys.exit(0)
         if token == "killed":
             os.kill(os.getpid(), 9)
+        if token == "bymethod":
+            time.sleep(0.3)  # long enough for a second request to arrive during the run
+            print(json.dumps({"isAuthorized": event["requestContext"]["httpMethod"] == "GET", "ttlOverride": 0}))
+            sys.exit(0)
         if token == "lingering":
             import subprocess
             subprocess.Popen(["sleep", "120"])  # keeps standard output open after this is killed
@@ -52,7 +56,7 @@ import WIFTestSupport
             print(json.dumps({"isAuthorized": True, "resolverContext": context}))
         """#
 
-    static func withRunner(timeout: Int = 5, _ body: (LambdaAuthorizerRunner, TestLogRecorder, String) async throws -> Void) async throws {
+    static func withRunner(timeout: Int = 5, ttl: Int = 0, _ body: (LambdaAuthorizerRunner, TestLogRecorder, String) async throws -> Void) async throws {
         let folder = TemporaryFolder.url("wif-lambda-runner")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -61,16 +65,16 @@ import WIFTestSupport
         let log = folder.appendingPathComponent("runs.log").path
         let recorder = TestLogRecorder()
         let runner = LambdaAuthorizerRunner(
-            authorizer: LocalLambdaAuthorizer(command: ["python3", script, log], resultTTLSeconds: 0, timeoutSeconds: timeout),
+            authorizer: LocalLambdaAuthorizer(command: ["python3", script, log], resultTTLSeconds: ttl, timeoutSeconds: timeout),
             apiId: "jobs", accountId: "000000000000", stage: "local", timeSource: .system, logger: recorder.logger(level: .warning))
         try await body(runner, recorder, log)
     }
 
-    static func request(_ token: String) -> APILambdaRequest {
+    static func request(_ token: String, method: String = "GET") -> APILambdaRequest {
         var headers = HTTPFields()
         headers[HTTPField.Name("x-trace")!] = "trace-42"
         headers[.authorization] = token
-        return APILambdaRequest(token: token, method: "GET", path: "/Job/7", headers: headers)
+        return APILambdaRequest(token: token, method: method, path: "/Job/7", headers: headers)
     }
 
     @Test func theResolverContextBecomesTheCallersClaims() async throws {
@@ -117,7 +121,7 @@ import WIFTestSupport
     }
 
     @Test func oneRunServesEveryRequestWithTheSameToken() async throws {
-        try await Self.withRunner { runner, _, log in
+        try await Self.withRunner(ttl: 300) { runner, _, log in
             let decisions = await withTaskGroup(of: APILambdaDecision.self) { group -> [APILambdaDecision] in
                 for _ in 0..<8 { group.addTask { await runner.decide(Self.request("shared")) } }
                 return await group.reduce(into: [APILambdaDecision]()) { $0.append($1) }
@@ -126,6 +130,22 @@ import WIFTestSupport
             // Eight requests at once, while a run takes tens of milliseconds: they joined, not eight runs.
             let runs = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
             #expect(runs.count < 8, "\(runs.count) runs")
+        }
+    }
+
+    @Test func anAnswerNotToBeKeptDecidesOnlyTheRequestItWasAskedAbout() async throws {
+        try await Self.withRunner { runner, _, log in
+            // The function allows GET only and says its answer is not to be kept. A DELETE with the same
+            // token arrives while the GET's run is under way: it must be decided on its own, not given the
+            // GET's answer.
+            async let get = runner.decide(Self.request("bymethod", method: "GET"))
+            try await Task.sleep(for: .milliseconds(50))
+            async let delete = runner.decide(Self.request("bymethod", method: "DELETE"))
+            let (allowed, refused) = await (get, delete)
+            #expect(allowed.isAuthorized)
+            #expect(!refused.isAuthorized)
+            let runs = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+            #expect(runs.count == 2, "\(runs.count) runs")
         }
     }
 }

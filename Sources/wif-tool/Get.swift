@@ -113,7 +113,11 @@ extension WIFTool {
                 let configuration = try ToolConfiguration.resolve(
                     store: self.store, region: self.options.region, environment: self.options.environment)
                 if self.writesStandardOutput {
-                    try await self.streamToStandardOutput(configuration)
+                    _ = try await self.stream(configuration, to: STDOUT_FILENO)
+                    return
+                }
+                if let special = Self.specialFile(self.recursive ? nil : self.output) {
+                    try await self.write(configuration, into: special)
                     return
                 }
                 let staging = DownloadStaging.prepare(home: configuration.home)
@@ -193,9 +197,39 @@ extension WIFTool {
             }
         }
 
-        /// `get NAME -o -`: the file, in order, to standard output. Nothing else is printed there; the
-        /// progress bar is on standard error.
-        private func streamToStandardOutput(_ configuration: ToolConfiguration) async throws {
+        /// `-o PATH` naming a device (such as `/dev/null`), a FIFO or a socket, after links: the path, else `nil`.
+        static func specialFile(_ output: String?) -> String? {
+            guard let output, output != "-" else { return nil }
+            var info = stat()
+            guard stat(output, &info) == 0 else { return nil }
+            let type = info.st_mode & S_IFMT
+            return type == S_IFREG || type == S_IFDIR ? nil : output
+        }
+
+        /// `get NAME -o PATH` where PATH is a device, a FIFO or a socket: the file is written into it, in
+        /// order, as `cp` and shell redirection do. It is never replaced by a regular file, which as root
+        /// would have turned `/dev/null` into one.
+        private func write(_ configuration: ToolConfiguration, into path: String) async throws {
+            let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw CommandFailure(status: .io, message: "cannot open \(path): \(String(cString: strerror(errno)))")
+            }
+            defer { close(descriptor) }
+            let written = try await self.stream(configuration, to: descriptor)
+            let entry = Downloaded(name: self.name, path: path, size: written.metadata.contentLength, eTag: written.metadata.eTag)
+            if self.options.json {
+                try printJSON(Output(bucket: written.bucket, prefix: written.prefix, downloaded: [entry], refused: nil))
+            } else if !self.store.quiet {
+                printOut("downloaded \(written.source) -> \(path) (\(ProgressBar.bytes(entry.size)))\n")
+            }
+        }
+
+        /// The file, in order, to a descriptor: standard output for `-o -` (where nothing else is
+        /// printed; the progress bar is on standard error), or a special file.
+        /// - Returns: The object's metadata, the bucket and prefix, and where the file came from.
+        private func stream(
+            _ configuration: ToolConfiguration, to descriptor: Int32
+        ) async throws -> (metadata: ObjectMetadata, bucket: String, prefix: String, source: String) {
             try await SignedInStore.with(
                 configuration, environment: self.options.environment, logger: self.options.makeLogger(), level: self.level.level,
                 identity: self.identity
@@ -206,17 +240,20 @@ extension WIFTool {
                     if let total = update.totalBytes { bar.update(bytes: update.bytesTransferred, total: total) }
                 }
                 defer { bar.finish() }
+                let source = self.key ? "s3://\(files.session.bucket)/\(self.name)" : files.url(of: self.name)
                 do {
+                    let metadata: ObjectMetadata
                     if self.key {
-                        try await files.client.getObject(
-                            bucket: files.session.bucket, key: self.name, toDescriptor: STDOUT_FILENO, progress: handler,
+                        metadata = try await files.client.getObject(
+                            bucket: files.session.bucket, key: self.name, toDescriptor: descriptor, progress: handler,
                             logger: files.logger)
                     } else {
-                        try await files.reportingMissing(self.name) {
-                            try await files.bucket.get(self.name, toDescriptor: STDOUT_FILENO, progress: handler, logger: files.logger)
+                        metadata = try await files.reportingMissing(self.name) {
+                            try await files.bucket.get(self.name, toDescriptor: descriptor, progress: handler, logger: files.logger)
                         }
                     }
-                } catch let error as S3Error where error.code == .fileError && Self.standardOutputIsClosed() {
+                    return (metadata, files.session.bucket, files.session.prefix, source)
+                } catch let error as S3Error where error.code == .fileError && descriptor == STDOUT_FILENO && Self.standardOutputIsClosed() {
                     // The reader went away (`| head`): end as cat does, by SIGPIPE, without an error line.
                     bar.finish()
                     signal(SIGPIPE, SIG_DFL)

@@ -74,8 +74,10 @@ public final class DownloadFolder: Sendable {
                 return "\(shown) is a symbolic link; links inside the download folder are not followed"
             case .folder where isLast:
                 return "\(shown) is a folder"
-            case .other where !isLast:
+            case .file where !isLast, .special where !isLast:
                 return "\(shown) is not a folder"
+            case .special:
+                return "\(shown) is not a regular file; it is not replaced"
             case .failed(let reason):
                 return "cannot inspect \(shown): \(reason)"
             case .folder:
@@ -83,7 +85,7 @@ public final class DownloadFolder: Sendable {
                 guard next >= 0 else { return "cannot open \(shown): \(String(cString: strerror(errno)))" }
                 close(current)
                 current = next
-            case .other:
+            case .file:
                 return nil
             }
         }
@@ -189,7 +191,13 @@ public final class DownloadFolder: Sendable {
             case .folder:
                 unlink(staged)
                 throw .fileError("\(shown) is a folder")
-            case .missing, .other, .failed:
+            case .special:
+                unlink(staged)
+                throw .fileError("\(shown) is not a regular file; it is not replaced")
+            case .file(let permissions):
+                // The new file keeps the permissions of the one it replaces: a private file stays private.
+                _ = chmod(staged, permissions)
+            case .missing, .failed:
                 break
             }
             guard renameat(AT_FDCWD, staged, self.folder, self.name) == 0 else {
@@ -232,7 +240,11 @@ public final class DownloadFolder: Sendable {
     }
 
     enum Kind: Equatable {
-        case missing, link, folder, other
+        case missing, link, folder
+        /// A regular file, with its permission bits.
+        case file(permissions: mode_t)
+        /// A device, a FIFO or a socket.
+        case special
         case failed(String)
     }
 
@@ -245,7 +257,8 @@ public final class DownloadFolder: Sendable {
         switch info.st_mode & S_IFMT {
         case S_IFLNK: return .link
         case S_IFDIR: return .folder
-        default: return .other
+        case S_IFREG: return .file(permissions: info.st_mode & 0o777)
+        default: return .special
         }
     }
 

@@ -100,6 +100,11 @@ public final class DownloadStaging: Sendable {
     /// - Throws: ``FileStoreError`` `fileError` when it cannot be moved; the staged file is removed.
     public func finish(staged: String, destination: String) throws(FileStoreError) {
         guard staged != destination else { return }
+        // A regular file that is replaced passes on its permissions: a private file stays private.
+        var existing = stat()
+        if lstat(destination, &existing) == 0, existing.st_mode & S_IFMT == S_IFREG {
+            _ = chmod(staged, existing.st_mode & 0o777)
+        }
         guard rename(staged, destination) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(staged)

@@ -130,9 +130,21 @@ extension WIFTool {
                     var uploaded: [Uploaded] = []
                     let announces = !self.options.json && !self.store.quiet
                     try await FileBatch.run(plan, width: self.jobs) { index, item in
-                        let result = try await files.bucket.put(
-                            item.name, fromFile: item.path,
-                            progress: { progress.update(file: index, transferred: $0.bytesTransferred) }, logger: files.logger)
+                        let report: TransferProgressHandler = { progress.update(file: index, transferred: $0.bytesTransferred) }
+                        let result: PutObjectResult
+                        if item.size == 0 {
+                            // Read to its end rather than trusted to be empty: a FIFO, a device, or a file of
+                            // /proc or /sys, which says it holds nothing and has something to read.
+                            let descriptor = open(item.path, O_RDONLY | O_CLOEXEC)
+                            guard descriptor >= 0 else {
+                                throw CommandFailure(status: .io, message: "cannot read \(item.path): \(String(cString: strerror(errno)))")
+                            }
+                            defer { close(descriptor) }
+                            result = try await files.bucket.put(
+                                item.name, from: SequentialInput(descriptor: descriptor, name: item.path), progress: report, logger: files.logger)
+                        } else {
+                            result = try await files.bucket.put(item.name, fromFile: item.path, progress: report, logger: files.logger)
+                        }
                         return Uploaded(
                             name: item.name, file: item.path, size: result.size, eTag: result.eTag, checksum: result.checksum,
                             parts: result.partCount)
@@ -223,7 +235,8 @@ extension WIFTool {
             return items.sorted { $0.name < $1.name }
         }
 
-        /// The size of a readable regular file.
+        /// The size of a readable file: a regular file's length, 0 for a FIFO or a character device (such
+        /// as `<(command)` or `/dev/stdin`), which is read to its end.
         static func regularFileSize(_ path: String) throws(CommandFailure) -> Int64 {
             var info = stat()
             guard stat(path, &info) == 0 else {
@@ -232,13 +245,14 @@ extension WIFTool {
             if (info.st_mode & S_IFMT) == S_IFDIR {
                 throw CommandFailure(status: .usage, message: "\(path) is a folder; upload folders with put --recursive")
             }
-            guard (info.st_mode & S_IFMT) == S_IFREG else {
-                throw CommandFailure(status: .io, message: "\(path) is not a regular file")
+            let type = info.st_mode & S_IFMT
+            guard type == S_IFREG || type == S_IFIFO || type == S_IFCHR else {
+                throw CommandFailure(status: .io, message: "\(path) is not a regular file, a FIFO or a character device")
             }
             guard access(path, R_OK) == 0 else {
                 throw CommandFailure(status: .io, message: "cannot read \(path): \(String(cString: strerror(errno)))")
             }
-            return Int64(info.st_size)
+            return type == S_IFREG ? Int64(info.st_size) : 0
         }
     }
 }

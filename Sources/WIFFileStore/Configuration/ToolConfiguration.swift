@@ -38,8 +38,13 @@ public struct ToolConfiguration: Sendable {
     public var endpointOrigin: String?
     /// The region requests are signed for.
     public var region: String
+    /// Where the region was set (`--region`, `WIF_REGION`, a config-file line), or `nil` when it came from
+    /// `AWS_REGION` or the default: a region of the command's own must match a sign-in's.
+    public var regionOrigin: String?
     /// The shared bucket, when configured.
     public var bucket: String?
+    /// Where the bucket was set (`--bucket`, `WIF_BUCKET`, a config-file line), when it was.
+    public var bucketOrigin: String?
     /// The role to assume, when configured.
     public var roleArn: String?
     /// The identity provider's name (`google`, `facebook`, …), when configured.
@@ -156,6 +161,7 @@ public struct ToolConfiguration: Sendable {
         }
 
         var resolvedRegion = pick(flags.region, flagName: "--region", "WIF_REGION", .region)
+        let regionOrigin = resolvedRegion?.origin
         if resolvedRegion == nil {
             for name in ["AWS_REGION", "AWS_DEFAULT_REGION"] {
                 if let value = environment[name], !value.isEmpty {
@@ -204,7 +210,9 @@ public struct ToolConfiguration: Sendable {
             target: target,
             endpointOrigin: endpoint?.origin,
             region: regionName,
+            regionOrigin: regionOrigin,
             bucket: bucket?.value,
+            bucketOrigin: bucket?.origin,
             roleArn: role?.value,
             provider: providerSetting?.value,
             partitionTemplate: template?.value,

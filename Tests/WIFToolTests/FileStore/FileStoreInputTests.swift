@@ -52,6 +52,11 @@ import WIFTestSupport
         // Signed in, then: another endpoint (3), local files (6), missing objects (5).
         Case(arguments: ["list", "--endpoint", "http://127.0.0.1:9"], signedIn: true, status: 3,
              message: "the stored sign-in is for the embedded local stack, but this command uses the endpoint http://127.0.0.1:9"),
+        // Another bucket or region than the sign-in's is refused, not silently replaced by the sign-in's.
+        Case(arguments: ["put", "/etc/hostname", "--bucket", "other-bucket"], signedIn: true, status: 3,
+             message: "the stored sign-in is for bucket 'wif-personal', but this command uses 'other-bucket' (set by --bucket)"),
+        Case(arguments: ["list", "--region", "eu-west-1"], signedIn: true, status: 3,
+             message: "the stored sign-in is for region 'us-east-1', but this command uses 'eu-west-1' (set by --region)"),
         Case(arguments: ["put", "/no/such/file.txt"], signedIn: true, status: 6, message: "cannot read /no/such/file.txt"),
         Case(arguments: ["put", "/"], signedIn: true, status: 64, message: "/ is a folder; upload folders with put --recursive"),
         Case(arguments: ["put", "-r", "/no/such/folder"], signedIn: true, status: 6, message: "cannot read folder /no/such/folder"),
@@ -72,6 +77,21 @@ import WIFTestSupport
         #expect(result.status == entry.status, "\(entry): \(result.stderr)")
         #expect(result.stderr.contains(entry.message), "\(entry): \(result.stderr)")
         #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("Stack dump"))
+    }
+
+    @Test func theSignInsOwnBucketAndAnAWSRegionElsewhereAreAccepted() throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        try #require(try fixture.run(["login", "--dev", "alice"]).status == 0)
+        // Naming the sign-in's bucket is fine, and AWS_REGION (a setting of every AWS tool, not this
+        // one's) does not stand against the sign-in's region.
+        let same = try fixture.run(["list", "--bucket", "wif-personal"])
+        #expect(same.status == 0, "\(same.stderr)")
+        let elsewhere = try fixture.run(["list"], ["AWS_REGION": "eu-west-1"])
+        #expect(elsewhere.status == 0, "\(elsewhere.stderr)")
+        let variable = try fixture.run(["list"], ["WIF_BUCKET": "other-bucket"])
+        #expect(variable.status == 3)
+        #expect(variable.stderr.contains("(set by WIF_BUCKET)"), "\(variable.stderr)")
     }
 
     @Test func rmWithForceIgnoresMissingNames() throws {

@@ -45,7 +45,9 @@ extension ExitStatus {
         case .profileParse: return .io
         case .service:
             switch error.serviceError?.code {
-            case "AccessDenied", "AccessDeniedException", "IDPRejectedClaim": return .denied
+            case "AccessDenied", "AccessDeniedException": return .denied
+            // A parameter the command was given, such as a duration longer than the role allows.
+            case "ValidationError": return .usage
             case "NoSuchKey", "NoSuchBucket", "NotFound": return .notFound
             default: return .network
             }

@@ -92,7 +92,14 @@ extension EncryptedStore {
     /// Reads the 256-bit key of a key file, creating the file with a random key first when `create`
     /// is set and it does not exist.
     static func keyFileKey(at keyFile: URL, store: URL, create: Bool) throws(WIFCredentialsError) -> SymmetricKey {
-        if let bytes = try StoreFiles.read(keyFile.path, limit: 4096, what: "key file") {
+        let found: [UInt8]?
+        do {
+            found = try StoreFiles.read(keyFile.path, limit: 4096, what: "key file")
+        } catch where error.code == .notAStore {
+            // A folder or a device given as the key file is the wrong key, not a damaged store.
+            throw .storeWrongKey(error.reason)
+        }
+        if let bytes = found {
             return try Self.parseKeyFile(bytes, path: keyFile.path)
         }
         guard create else {

@@ -96,6 +96,8 @@ public enum SignIn {
     /// STS's codes for a refused token or refused credentials.
     static let refusedIdentityCodes: Set<String> = [
         "InvalidIdentityToken", "ExpiredTokenException", "ExpiredToken", "InvalidAccessKeyId", "InvalidClientTokenId", "SignatureDoesNotMatch",
+        // The identity provider did not recognise the token (Facebook's and Amazon's access tokens).
+        "IDPRejectedClaim",
         // Cognito Identity's refusal of a login token, or of a guest where the pool admits none.
         "NotAuthorizedException",
     ]

@@ -49,6 +49,10 @@ import WIFTestSupport
         Case(arguments: ["get", "x"], status: 3, message: "not signed in"),
         Case(arguments: ["whoami", "--account", "bob"], status: 3, message: "not signed in as account 'bob'; run 'wif-tool login --dev USER --account bob' first"),
         Case(arguments: ["login", "--token", "not-a-real-token", "--provider", "google"], status: 3, message: "InvalidIdentityToken"),
+        // An access token the provider does not recognise is a refused token (3), like an ID token STS refuses.
+        Case(arguments: ["login", "--token", "OPAQUEACCESSTOKEN", "--provider", "facebook"], status: 3, message: "IDPRejectedClaim"),
+        // A duration the role does not allow is a bad option (64), not a service failure.
+        Case(arguments: ["login", "--dev", "alice", "--duration", "3601"], status: 64, message: "exceeds the MaxSessionDuration"),
         // Signed in, then: another endpoint (3), local files (6), missing objects (5).
         Case(arguments: ["list", "--endpoint", "http://127.0.0.1:9"], signedIn: true, status: 3,
              message: "the stored sign-in is for the embedded local stack, but this command uses the endpoint http://127.0.0.1:9"),
@@ -58,6 +62,8 @@ import WIFTestSupport
         Case(arguments: ["list", "--region", "eu-west-1"], signedIn: true, status: 3,
              message: "the stored sign-in is for region 'us-east-1', but this command uses 'eu-west-1' (set by --region)"),
         Case(arguments: ["put", "/no/such/file.txt"], signedIn: true, status: 6, message: "cannot read /no/such/file.txt"),
+        // A folder given as the key file is the wrong key (3); the store is not damaged.
+        Case(arguments: ["whoami", "--key-file", "/tmp"], signedIn: true, status: 3, message: "/tmp is not a regular file, so not a key file"),
         Case(arguments: ["put", "/"], signedIn: true, status: 64, message: "/ is a folder; upload folders with put --recursive"),
         Case(arguments: ["put", "-r", "/no/such/folder"], signedIn: true, status: 6, message: "cannot read folder /no/such/folder"),
         Case(arguments: ["get", "missing.txt", "-o", "/no/such/folder/file"], signedIn: true, status: 6, message: "folder /no/such/folder does not exist"),

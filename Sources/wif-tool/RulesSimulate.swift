@@ -125,6 +125,12 @@ extension WIFTool.Rules {
             } catch {
                 throw CommandFailure(status: .usage, message: error.text)
             }
+            // A mistyped model is a mistake in the command, not a decision to deny.
+            let model = self.model ?? ""
+            guard ruleSet.models[model] != nil else {
+                let known = ruleSet.models.keys.sorted().joined(separator: ", ")
+                throw CommandFailure(status: .usage, message: "--model: the schema has no model '\(model)'; it has \(known.isEmpty ? "none" : known)")
+            }
             let operation = RulesInputs.operation(self.operation ?? "") ?? .get
             let decision = Self.decide(ruleSet, model: self.model ?? "", operation: operation, caller: caller, record: record, update: update)
             if self.options.json {

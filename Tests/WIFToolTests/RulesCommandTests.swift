@@ -80,6 +80,14 @@ import WIFTestSupport
         #expect(self.lines(result.stdout) == ["Deny", "Deny (v2): the caller has no credentials"])
     }
 
+    @Test func simulateRefusesAModelTheSchemaDoesNotHave() throws {
+        let schema = try self.write("schema.graphql", Self.schema)
+        let result = try self.run(["rules", "simulate", "--schema", schema, "--model", "Todoo", "--operation", "get"])
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("--model: the schema has no model 'Todoo'; it has Todo"), "\(result.stderr)")
+    }
+
     @Test func batchRunsCasesReportsBadOnesAndCounts() throws {
         let schema = try self.write("schema.graphql", Self.schema)
         let cases = try self.write("cases.json", """

@@ -90,9 +90,8 @@ public enum AmplifyAPIConfiguration {
         let endpoints = try Self.read(bytes)
         if let found = endpoints.first(where: { $0.name == name }) { return found }
         if endpoints.count == 1, endpoints[0].name == "data" { return endpoints[0] }
-        throw APIConfigurationError(
-            path: "", line: nil, column: nil,
-            message: "has no API named '\(name)'; it has \(endpoints.map(\.name).joined(separator: ", "))")
+        let known = endpoints.isEmpty ? "none (no api.plugins.awsAPIPlugin, data or custom.API)" : endpoints.map(\.name).joined(separator: ", ")
+        throw APIConfigurationError(path: "", line: nil, column: nil, message: "has no API named '\(name)'; it has \(known)")
     }
 
     struct Reader {

@@ -44,7 +44,8 @@ extension WIFTool.Request {
             let call = SignedInAPI.Call(
                 api: self.api ?? "", configuration: document, method: method, path: path, body: body,
                 headers: self.header.compactMap(Self.splitHeader).map { (name: $0.0, value: $0.1) }, modes: modes,
-                lambdaToken: try self.call.lambdaToken.map { token throws(CommandFailure) in try SignIn.readToken(token, option: "--lambda-token") })
+                lambdaToken: try self.call.lambdaToken.map { token throws(CommandFailure) in try SignIn.readToken(token, option: "--lambda-token") },
+                configurationName: self.call.config)
             let result: APIResult
             do {
                 result = try await SignedInAPI.send(call, configuration: configuration, environment: self.options.environment, logger: logger)

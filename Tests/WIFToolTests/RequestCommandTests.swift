@@ -167,7 +167,13 @@ import WIFTestSupport
         let environment = ToolRunner.cleanEnvironment(home: home)
         let bad = try ToolRunner.run(["request", "--api", "todo", "--config", empty.path, "GET", "/items"], environment: environment)
         #expect(bad.status == 64)
-        #expect(bad.stderr == "error: the API configuration (line 1, column 1): not valid JSON: the document is empty\n", "\(bad.stderr)")
+        #expect(bad.stderr == "error: the API configuration \(empty.path) (line 1, column 1): not valid JSON: the document is empty\n", "\(bad.stderr)")
+        // A file with no API at all says so, rather than listing nothing.
+        let noData = home.appendingPathComponent("auth-only.json")
+        try Data(#"{"version": "1", "auth": {"aws_region": "us-east-1", "user_pool_id": "us-east-1_abc123"}}"#.utf8).write(to: noData)
+        let none = try ToolRunner.run(["request", "--api", "todo", "--config", noData.path, "GET", "/items"], environment: environment)
+        #expect(none.status == 64)
+        #expect(none.stderr.contains("the API configuration \(noData.path): has no API named 'todo'; it has none (no api.plugins.awsAPIPlugin, data or custom.API)"), "\(none.stderr)")
         let missing = home.appendingPathComponent("missing.json").path
         let absent = try ToolRunner.run(["request", "--api", "todo", "--config", missing, "GET", "/items"], environment: environment)
         #expect(absent.status == 6)

@@ -62,7 +62,7 @@ extension STSClient {
             }
             guard let text = environment[Self.deadlineVariable], !text.isEmpty else { return Self.defaultDeadline }
             guard let deadline = Self.deadline(seconds: text) else {
-                throw .invalidConfiguration("\(Self.deadlineVariable) '\(text)' is not a number of seconds between 0 and 86400")
+                throw .invalidConfiguration("\(Self.deadlineVariable) '\(text)' is not a number of seconds more than 0 and at most 86400")
             }
             return deadline
         }

@@ -199,7 +199,7 @@ public struct ToolConfiguration: Sendable {
         var stsDeadline: Duration?
         if let setting = pick(nil, flagName: "", STSClient.Configuration.deadlineVariable, .stsDeadline) {
             guard let deadline = STSClient.Configuration.deadline(seconds: setting.value) else {
-                throw FileStoreError.invalidSetting("\(setting.origin) '\(setting.value)' is not a number of seconds between 0 and 86400")
+                throw FileStoreError.invalidSetting("\(setting.origin) '\(setting.value)' is not a number of seconds more than 0 and at most 86400")
             }
             stsDeadline = deadline
         }

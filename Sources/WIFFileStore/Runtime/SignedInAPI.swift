@@ -22,6 +22,8 @@ public enum SignedInAPI {
         public var api: String
         /// A configuration file's bytes, or `nil` to ask the target stack.
         public var configuration: [UInt8]?
+        /// The configuration file's name, for messages.
+        public var configurationName: String?
         /// The method.
         public var method: String
         /// The path below the API's URL.
@@ -48,10 +50,11 @@ public enum SignedInAPI {
         /// Creates a call.
         public init(
             api: String, configuration: [UInt8]?, method: String, path: String, body: [UInt8] = [], headers: [(name: String, value: String)] = [],
-            modes: Modes = .apiDefault, lambdaToken: String? = nil
+            modes: Modes = .apiDefault, lambdaToken: String? = nil, configurationName: String? = nil
         ) {
             self.api = api
             self.configuration = configuration
+            self.configurationName = configurationName
             self.method = method
             self.path = path
             self.body = body
@@ -92,11 +95,12 @@ public enum SignedInAPI {
             } else {
                 document = try await Self.publishedOutputs(context, api: call.api)
             }
+            let source = call.configurationName ?? "published by \(context.local != nil ? "the embedded local stack" : context.s3Endpoint.absoluteString)"
             let endpoint: APIEndpoint
             do {
                 endpoint = try AmplifyAPIConfiguration.endpoint(named: call.api, in: document)
             } catch {
-                throw FileStoreError(.invalidSetting, Self.describe(error))
+                throw FileStoreError(.invalidSetting, Self.describe(error, in: source))
             }
             var credentials = APIClientCredentials()
             credentials.lambdaTokens = call.lambdaToken.map { StaticAPIToken($0) }
@@ -127,10 +131,10 @@ public enum SignedInAPI {
                 do {
                     rules = try AmplifyAPIConfiguration.rules(in: document)
                 } catch {
-                    throw FileStoreError(.invalidSetting, Self.describe(error))
+                    throw FileStoreError(.invalidSetting, Self.describe(error, in: source))
                 }
                 guard let rules else {
-                    throw FileStoreError(.invalidSetting, "the API configuration has no model introspection to choose modes from")
+                    throw FileStoreError(.invalidSetting, "the API configuration \(source) has no model introspection to choose modes from")
                 }
                 guard rules.models[model] != nil else {
                     throw FileStoreError(
@@ -144,10 +148,11 @@ public enum SignedInAPI {
         }
     }
 
-    /// `the API configuration PATH (line L, column C): message`, the path left out for the whole document.
-    static func describe(_ error: any Error) -> String {
-        guard let error = error as? APIConfigurationError else { return "the API configuration \(error)" }
-        var text = "the API configuration"
+    /// `the API configuration FILE PATH (line L, column C): message`, the path left out for the whole
+    /// document.
+    static func describe(_ error: any Error, in file: String) -> String {
+        guard let error = error as? APIConfigurationError else { return "the API configuration \(file): \(error)" }
+        var text = "the API configuration \(file)"
         if !error.path.isEmpty { text += " " + error.path }
         if let line = error.line, let column = error.column { text += " (line \(line), column \(column))" }
         return text + ": " + error.message

@@ -96,7 +96,7 @@ final class SilentTransport: HTTPTransport {
             #expect {
                 try client(nil, ["WIF_STS_DEADLINE": bad])
             } throws: { error in
-                (error as? WIFCredentialsError)?.reason == "WIF_STS_DEADLINE '\(bad)' is not a number of seconds between 0 and 86400"
+                (error as? WIFCredentialsError)?.reason == "WIF_STS_DEADLINE '\(bad)' is not a number of seconds more than 0 and at most 86400"
             }
         }
     }

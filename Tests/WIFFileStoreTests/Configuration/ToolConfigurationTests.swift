@@ -114,7 +114,7 @@ import WIFTestSupport
                 try ToolConfiguration.resolve(.init(account: "bob"), environment: environment)
             }
             #expect(error?.code == .invalidSetting)
-            #expect(error?.message.hasSuffix("'soon' is not a number of seconds between 0 and 86400") == true)
+            #expect(error?.message.hasSuffix("'soon' is not a number of seconds more than 0 and at most 86400") == true)
             #expect(error?.message.contains("line 5") == true)
         }
         try Self.withHome(config: nil) { home in

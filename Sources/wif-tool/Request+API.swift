@@ -1,6 +1,7 @@
 import AccessRules
 import ArgumentParser
 import Foundation
+import NIOHTTP1
 import WIFAPIClient
 import WIFFileStore
 import WIFTerminal
@@ -69,6 +70,8 @@ extension WIFTool.Request {
                 var mode: String
                 var status: Int
                 var attempts: [Attempt]
+                /// With `-i`: the answer's headers, in order.
+                var headers: [[String]]?
                 var body: String
             }
             let attempts = result.attempts.map { attempt -> Attempt in
@@ -78,13 +81,21 @@ extension WIFTool.Request {
                 case .noCredentials(let reason): return Attempt(mode: attempt.mode.rawValue, outcome: "no credentials: \(reason)", status: nil)
                 }
             }
-            try printJSON(Output(mode: result.mode.rawValue, status: status, attempts: attempts, body: String(decoding: result.response.body, as: UTF8.self)))
+            try printJSON(Output(
+                mode: result.mode.rawValue, status: status, attempts: attempts,
+                headers: self.include ? result.response.headers.map { [$0.name, $0.value] } : nil,
+                body: String(decoding: result.response.body, as: UTF8.self)))
         } else {
             let tried = result.attempts.dropLast().map { attempt -> String in
                 if case .noCredentials(let reason) = attempt.outcome { return "\(attempt.mode.rawValue): \(reason)" }
                 return "\(attempt.mode.rawValue): refused"
             }
             printError("answered by \(result.mode.rawValue) (HTTP \(status))\(tried.isEmpty ? "" : " after \(tried.joined(separator: "; "))")\n")
+            if self.include {
+                var head = "HTTP/1.1 \(status) \(HTTPResponseStatus(statusCode: status).reasonPhrase)\n"
+                for (name, value) in result.response.headers { head += "\(name): \(value)\n" }
+                printRaw(head + "\n")
+            }
             do {
                 try FileHandle.standardOutput.write(contentsOf: result.response.body)
                 if result.response.body.last != UInt8(ascii: "\n") { try FileHandle.standardOutput.write(contentsOf: Array("\n".utf8)) }

@@ -26,6 +26,17 @@ extension IdentityPoolCommandTests {
         #expect(record["owner"] as? String == "alice")
         let id = try #require(record["id"] as? String)
 
+        // -i prints the status line and the headers before the body, as it does without --api; with
+        // --json they are in the object.
+        let included = try fixture.run(["request", "--api", "todo", "--account", "alice", "-i", "GET", "/Todo/\(id)"])
+        #expect(included.status == 0, "\(included.stderr)")
+        #expect(included.stdout.hasPrefix("HTTP/1.1 200 OK\n"), "\(included.stdout)")
+        #expect(included.stdout.lowercased().contains("content-type: application/json"), "\(included.stdout)")
+        #expect(included.stdout.contains("\n\n{"), "\(included.stdout)")
+        let includedJSON = try fixture.run(["request", "--api", "todo", "--account", "alice", "-i", "--json", "GET", "/Todo/\(id)"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(includedJSON.stdout.utf8)) as? [String: Any])
+        #expect((object["headers"] as? [[String]])?.contains { $0.first?.lowercased() == "content-type" } == true, "\(includedJSON.stdout)")
+
         // Bob's token is not the owner's: refused, exit 4.
         let refused = try fixture.run(["request", "--api", "todo", "--account", "bob", "GET", "/Todo/\(id)"])
         #expect(refused.status == 4, "\(refused.stdout) \(refused.stderr)")

@@ -69,10 +69,9 @@ public struct OAuthAPITokenProvider: APITokenProvider, CustomStringConvertible {
     }
 
     public func latestToken() async throws -> String {
-        let tokens = try await self.source.tokens()
         switch self.token {
-        case .accessToken: return tokens.accessToken
-        case .idToken: return tokens.idToken
+        case .accessToken: return try await self.source.accessToken()
+        case .idToken: return try await self.source.tokens().idToken
         }
     }
 

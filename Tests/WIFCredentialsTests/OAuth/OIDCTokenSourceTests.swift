@@ -67,6 +67,46 @@ import WIFTestSupport
         #expect(self.issuer.refreshGrants == 1)
     }
 
+    @Test func anAccessTokenRenewedWithoutANewIDTokenIsARenewalAndKeepsItsOwnLifetime() async throws {
+        // A two-minute access token, an issuer that leaves the ID token out of a refresh (OpenID Connect
+        // Core §12.2), and the default five-minute window: the access token is renewed at half its life.
+        self.issuer.configure {
+            $0.accessTokenLifetime = 120
+            $0.omitIDTokenOnRefresh = true
+        }
+        let (source, tokens) = try await self.signedIn()
+        self.clock.advance(seconds: 60)
+        let renewed = try await source.tokens()
+        #expect(renewed.accessToken != tokens.accessToken)
+        #expect(renewed.idToken == tokens.idToken)
+        #expect(self.issuer.refreshGrants == 1)
+        // Its window is half of its own two minutes, not measured from the ID token's issue.
+        self.clock.advance(seconds: 50)
+        #expect(try await source.tokens().accessToken == renewed.accessToken)
+        #expect(self.issuer.refreshGrants == 1)
+        self.clock.advance(seconds: 10)
+        #expect(try await source.tokens().accessToken != renewed.accessToken)
+        #expect(self.issuer.refreshGrants == 2)
+    }
+
+    @Test func anExpiredAccessTokenIsNotHandedOutDuringABackoff() async throws {
+        self.issuer.configure { $0.accessTokenLifetime = 600 }
+        let (source, tokens) = try await self.signedIn(configuration: .init(refreshWindow: .seconds(60), retryBackoff: .seconds(30)))
+        // In the access token's window the issuer is down: the current tokens are kept for the backoff.
+        self.clock.advance(seconds: 590)
+        self.issuer.script(OAuthTestIssuer.error(503, "temporarily_unavailable", "down"))
+        #expect(try await source.tokens().accessToken == tokens.accessToken)
+        // Past the access token's expiry but within the backoff: an API caller gets a renewed one.
+        self.clock.advance(seconds: 11)
+        #expect(try await source.tokens().accessToken == tokens.accessToken)
+        let access = try await source.accessToken()
+        #expect(access != tokens.accessToken)
+        // And when the issuer is still down, an error rather than the expired token.
+        self.clock.advance(seconds: 600)
+        self.issuer.script(OAuthTestIssuer.error(503, "temporarily_unavailable", "down"), OAuthTestIssuer.error(503, "temporarily_unavailable", "down"))
+        await #expect(throws: (any Error).self) { _ = try await source.accessToken() }
+    }
+
     @Test func manyConcurrentCallersShareOneRefresh() async throws {
         let (source, tokens) = try await self.signedIn()
         self.clock.advance(seconds: 3500)

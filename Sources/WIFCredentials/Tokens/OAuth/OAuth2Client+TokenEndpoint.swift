@@ -142,6 +142,7 @@ extension OAuth2Client {
             renewed.accessToken = answer.accessToken
             renewed.tokenType = answer.tokenType
             renewed.accessTokenExpiresAt = accessTokenExpiresAt
+            renewed.accessTokenIssuedAt = now
             if let refreshToken = answer.refreshToken { renewed.refreshToken = refreshToken }
             if let scope = answer.scope { renewed.scope = scope }
             return renewed
@@ -160,6 +161,7 @@ extension OAuth2Client {
             idTokenExpiresAt: claims.expiresAt,
             idTokenIssuedAt: claims.issuedAt,
             accessTokenExpiresAt: accessTokenExpiresAt,
+            accessTokenIssuedAt: now,
             scope: answer.scope ?? previous?.scope,
             issuer: claims.issuer,
             subject: claims.subject

@@ -20,6 +20,9 @@ public struct OAuth2Tokens: Codable, Sendable, Hashable, CustomStringConvertible
     public var idTokenIssuedAt: Date?
     /// When the access token expires (`expires_in` after receipt), when the issuer said.
     public var accessTokenExpiresAt: Date?
+    /// When the access token was received, when known: a refresh may renew it without a new ID token,
+    /// so its lifetime is not the ID token's.
+    public var accessTokenIssuedAt: Date?
     /// The granted scopes, space-separated as the issuer sent them; `nil` when it did not say.
     public var scope: String?
     /// The ID token's `iss`.
@@ -36,6 +39,7 @@ public struct OAuth2Tokens: Codable, Sendable, Hashable, CustomStringConvertible
     ///   - idTokenExpiresAt: The ID token's expiry.
     ///   - idTokenIssuedAt: The ID token's issue time.
     ///   - accessTokenExpiresAt: The access token's expiry.
+    ///   - accessTokenIssuedAt: When the access token was received.
     ///   - scope: The granted scopes, space-separated.
     ///   - issuer: The ID token's issuer.
     ///   - subject: The ID token's subject.
@@ -47,6 +51,7 @@ public struct OAuth2Tokens: Codable, Sendable, Hashable, CustomStringConvertible
         idTokenExpiresAt: Date,
         idTokenIssuedAt: Date? = nil,
         accessTokenExpiresAt: Date? = nil,
+        accessTokenIssuedAt: Date? = nil,
         scope: String? = nil,
         issuer: String? = nil,
         subject: String? = nil
@@ -58,6 +63,7 @@ public struct OAuth2Tokens: Codable, Sendable, Hashable, CustomStringConvertible
         self.idTokenExpiresAt = idTokenExpiresAt
         self.idTokenIssuedAt = idTokenIssuedAt
         self.accessTokenExpiresAt = accessTokenExpiresAt
+        self.accessTokenIssuedAt = accessTokenIssuedAt
         self.scope = scope
         self.issuer = issuer
         self.subject = subject

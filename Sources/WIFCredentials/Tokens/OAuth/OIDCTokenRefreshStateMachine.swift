@@ -76,17 +76,24 @@ struct OIDCTokenRefreshStateMachine<Promise: AnyObject & Sendable>: Sendable {
     /// too: an API that takes it (a user pool's, by default) must not be sent one that has expired
     /// while the ID token lives on.
     static func refreshAt(_ tokens: OAuth2Tokens, window: TimeInterval) -> Date {
-        func windowed(_ expiry: Date) -> Date {
-            var effective = window
-            if let issuedAt = tokens.idTokenIssuedAt {
-                let lifetime = expiry.timeIntervalSince(issuedAt)
-                if lifetime > 0 { effective = min(effective, lifetime / 2) }
-            }
-            return expiry.addingTimeInterval(-effective)
-        }
-        let idToken = windowed(tokens.idTokenExpiresAt)
+        let idToken = Self.idTokenRefreshAt(tokens, window: window)
         guard let accessExpiry = tokens.accessTokenExpiresAt else { return idToken }
-        return min(idToken, windowed(accessExpiry))
+        // The access token's own lifetime where it is known: a refresh may have renewed it alone.
+        return min(idToken, Self.windowed(accessExpiry, issuedAt: tokens.accessTokenIssuedAt ?? tokens.idTokenIssuedAt, window: window))
+    }
+
+    /// When the ID token alone enters its refresh window.
+    static func idTokenRefreshAt(_ tokens: OAuth2Tokens, window: TimeInterval) -> Date {
+        Self.windowed(tokens.idTokenExpiresAt, issuedAt: tokens.idTokenIssuedAt, window: window)
+    }
+
+    private static func windowed(_ expiry: Date, issuedAt: Date?, window: TimeInterval) -> Date {
+        var effective = window
+        if let issuedAt {
+            let lifetime = expiry.timeIntervalSince(issuedAt)
+            if lifetime > 0 { effective = min(effective, lifetime / 2) }
+        }
+        return expiry.addingTimeInterval(-effective)
     }
 
     /// Whether a refresh is in flight.

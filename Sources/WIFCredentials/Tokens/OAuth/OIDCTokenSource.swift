@@ -108,6 +108,22 @@ public struct OIDCTokenSource: WebIdentityTokenSource, CustomStringConvertible {
         try await self.refresher.tokens(rejectedIDToken: nil, forced: false, logger: logger)
     }
 
+    /// An access token that has not expired: the current one, else one renewed now, whatever backoff a
+    /// failed renewal set (an API refuses an expired access token, while the ID token may live on).
+    /// - Parameter logger: Where to log.
+    /// - Returns: The access token.
+    /// - Throws: As ``token(forceRefresh:logger:)``; `tokenExpired` when the renewed access token has
+    ///   expired too.
+    public func accessToken(logger: Logger = .noop) async throws -> String {
+        var tokens = try await self.tokens(logger: logger)
+        guard let expiry = tokens.accessTokenExpiresAt, self.client.timeSource.now() >= expiry else { return tokens.accessToken }
+        tokens = try await self.refresh(logger: logger)
+        if let renewedExpiry = tokens.accessTokenExpiresAt, self.client.timeSource.now() >= renewedExpiry {
+            throw WIFCredentialsError.tokenExpired("the issuer renewed the sign-in with an access token that has already expired")
+        }
+        return tokens.accessToken
+    }
+
     /// Renews the tokens now, whatever their expiry.
     /// - Parameter logger: Where to log.
     /// - Returns: The renewed tokens.
@@ -212,7 +228,7 @@ actor OIDCTokenRefresher {
             )
             // Unstructured on purpose: the refresh outlives any one caller, and a caller's
             // cancellation must not reach it.
-            self.driver.start(promise, running: Task { await self.runRefresh(promise, tokens: tokens, logger: logger) })
+            self.driver.start(promise, running: Task { await self.runRefresh(promise, tokens: tokens, reason: reason, logger: logger) })
             return try await promise.value()
         }
     }
@@ -220,7 +236,7 @@ actor OIDCTokenRefresher {
     // Swift 6.3's optimizer fails its ownership verification on this function (the compiler stops
     // with signal 6 in release builds); it is not hot, so it is left unoptimized.
     @_optimize(none)
-    private func runRefresh(_ promise: RefreshPromise<OAuth2Tokens>, tokens: OAuth2Tokens, logger: Logger) async {
+    private func runRefresh(_ promise: RefreshPromise<OAuth2Tokens>, tokens: OAuth2Tokens, reason: Machine.Reason, logger: Logger) async {
         let renewed: OAuth2Tokens
         do {
             renewed = try await self.client.refresh(tokens, logger: logger)
@@ -249,7 +265,10 @@ actor OIDCTokenRefresher {
             self.complete(promise, with: .failure(error))
             return
         }
-        if renewed.idToken == tokens.idToken {
+        // Without a new ID token the renewal is a failure only when the ID token needed one (STS refused
+        // it, or it is in its window); a renewal for the access token alone may leave it out.
+        if renewed.idToken == tokens.idToken,
+            reason == .rejected || self.client.timeSource.now() >= Machine.idTokenRefreshAt(tokens, window: self.machine.refreshWindow) {
             self.complete(
                 promise,
                 with: .failure(

@@ -260,12 +260,13 @@ public struct APIClient: Sendable {
             request.setHeader("x-api-key", key)
         case .userPools, .oidc, .lambda:
             let provider: (any APITokenProvider)?
+            let missing: String
             switch mode {
-            case .userPools: provider = self.credentials.userPoolTokens
-            case .oidc: provider = self.credentials.oidcTokens
-            default: provider = self.credentials.lambdaTokens
+            case .userPools: (provider, missing) = (self.credentials.userPoolTokens, "no user pool token (not signed in to a user pool)")
+            case .oidc: (provider, missing) = (self.credentials.oidcTokens, "no OpenID Connect token (not signed in with an OpenID Connect issuer)")
+            default: (provider, missing) = (self.credentials.lambdaTokens, "no token for the Lambda authorizer")
             }
-            guard let provider else { throw MissingCredentials(reason: "not signed in") }
+            guard let provider else { throw MissingCredentials(reason: missing) }
             request.setHeader("Authorization", try await provider.latestToken())
         case .iam:
             guard self.credentials.iam != nil else { throw MissingCredentials(reason: "no identity pool credentials") }

@@ -52,7 +52,12 @@ extension WIFTool.Request {
                 result = try await SignedInAPI.send(call, configuration: configuration, environment: self.options.environment, logger: logger)
             } catch let error as APIClientError {
                 let unreachable = error.message.contains("could not be reached")
-                throw CommandFailure(status: unreachable ? .network : .auth, message: error.message)
+                let lambdaUntried = error.attempts.contains { attempt in
+                    guard attempt.mode == .lambda, case .noCredentials = attempt.outcome else { return false }
+                    return true
+                }
+                let hint = lambdaUntried && self.call.lambdaToken == nil ? "; give AWS_LAMBDA's token with --lambda-token" : ""
+                throw CommandFailure(status: unreachable ? .network : .auth, message: error.message + hint)
             }
             try self.report(result)
         }

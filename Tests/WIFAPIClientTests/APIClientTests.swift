@@ -178,7 +178,7 @@ import WIFTestSupport
             Issue.record("sent without credentials")
         } catch {
             #expect(error.attempts.count == 3)
-            #expect(error.message.contains("AMAZON_COGNITO_USER_POOLS: not signed in"))
+            #expect(error.message.contains("AMAZON_COGNITO_USER_POOLS: no user pool token (not signed in to a user pool)"))
             #expect(error.message.contains("API_KEY: no API key"))
         }
         #expect(transport.sent.withLock { $0.isEmpty })

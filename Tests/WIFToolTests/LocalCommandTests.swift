@@ -127,6 +127,10 @@ import WIFTestSupport
         #expect(refused.status == 4, "\(refused.stderr)")
         #expect(refused.stdout.contains("UnauthorizedException"))
         #expect(!refused.stderr.contains("7f3a") && !refused.stdout.contains("7f3a"))
+        // Without a token, the error says which option gives one.
+        let tokenless = try ToolRunner.run(["request", "--api", "robots", "--endpoint", endpoint, "GET", "/Job"], environment: environment)
+        #expect(tokenless.status == 3, "\(tokenless.stderr)")
+        #expect(tokenless.stderr.contains("AWS_LAMBDA: no token for the Lambda authorizer); give AWS_LAMBDA's token with --lambda-token"), "\(tokenless.stderr)")
         #expect(try await server.stop(signal: SIGTERM).status == 0)
     }
 

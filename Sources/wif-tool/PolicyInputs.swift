@@ -29,7 +29,7 @@ enum PolicyInputs {
         do {
             return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {
-            let reason = FileManager.default.isReadableFile(atPath: path) ? error.localizedDescription : "permission denied"
+            let reason = FileFailure.reason(error, path: path)
             throw CommandFailure(status: .io, message: "cannot read '\(path)': \(reason)")
         }
     }

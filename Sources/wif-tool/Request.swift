@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import WIFCredentials
+import WIFFoundation
 import WIFHTTP
 import WIFTerminal
 
@@ -140,7 +141,7 @@ extension WIFTool {
             do {
                 return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
             } catch {
-                throw CommandFailure(status: .io, message: "cannot read --data file '\(path)': \(error.localizedDescription)")
+                throw CommandFailure(status: .io, message: "cannot read --data file '\(path)': \(FileFailure.reason(error, path: path))")
             }
         }
 

@@ -2,6 +2,7 @@ import AccessRules
 import ArgumentParser
 import Foundation
 import WIFCredentials
+import WIFFoundation
 
 extension WIFTool.Rules {
     /// `wif-tool rules compile`: storage rules to IAM policies, proved equal to the rules.
@@ -138,7 +139,7 @@ extension WIFTool.Rules {
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             } catch {
-                throw CommandFailure(status: .io, message: "cannot create \(folder.path): \(error.localizedDescription)")
+                throw CommandFailure(status: .io, message: "cannot create \(folder.path): \(FileFailure.reason(error, path: folder.path))")
             }
             var written: [String] = []
             var files: [(String, String)] = compiled.roles.compactMap { role in compiled.policies[role].map { (role.fileName, $0) } }
@@ -149,7 +150,7 @@ extension WIFTool.Rules {
                     // Written beside the target and renamed over it, so a reader never sees half a policy.
                     try Data(text.utf8).write(to: target, options: .atomic)
                 } catch {
-                    throw CommandFailure(status: .io, message: "cannot write \(target.path): \(error.localizedDescription)")
+                    throw CommandFailure(status: .io, message: "cannot write \(target.path): \(FileFailure.reason(error, path: target.path))")
                 }
                 written.append(target.path)
             }

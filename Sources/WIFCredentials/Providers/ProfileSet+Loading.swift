@@ -1,4 +1,5 @@
 import Foundation
+import WIFFoundation
 
 extension AWSProfileSet {
     /// Reads the shared config and credentials files the environment points at and merges them.
@@ -41,7 +42,7 @@ extension AWSProfileSet {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw WIFCredentialsError.invalidConfiguration("could not read \(path): \(error.localizedDescription)")
+            throw WIFCredentialsError.invalidConfiguration("could not read \(path): \(FileFailure.reason(error, path: path))")
         }
         guard let text = String(validating: data, as: UTF8.self) else {
             throw WIFCredentialsError.profileParse("error parsing \(path): the file is not UTF-8 text")

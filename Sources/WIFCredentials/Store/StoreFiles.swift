@@ -146,7 +146,7 @@ enum StoreFiles {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw .storeIO("cannot create the folder \(folder.path) for the \(what): \(error.localizedDescription)")
+            throw .storeIO("cannot create the folder \(folder.path) for the \(what): \(FileFailure.reason(error, path: folder.path))")
         }
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import S3Partition
 import WIFCredentials
+import WIFFoundation
 import WIFHTTP
 
 #if canImport(Glibc)
@@ -66,7 +67,7 @@ package enum SeaweedFSSetup {
         do {
             data = try Data(contentsOf: file)
         } catch {
-            throw .fileError("cannot read the IAM config \(file.path): \(error.localizedDescription)")
+            throw .fileError("cannot read the IAM config \(file.path): \(FileFailure.reason(error, path: file.path))")
         }
         return SeaweedFSIAMConfig.existingSigningKey(in: data) ?? SeaweedFSIAMConfig.newSigningKey()
     }
@@ -92,7 +93,7 @@ package enum SeaweedFSSetup {
                 throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
             }
         } catch {
-            throw .fileError("cannot write the IAM config \(file.path): \(error.localizedDescription)")
+            throw .fileError("cannot write the IAM config \(file.path): \(FileFailure.reason(error, path: file.path))")
         }
         return true
     }

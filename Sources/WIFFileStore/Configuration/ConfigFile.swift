@@ -1,4 +1,5 @@
 import Foundation
+import WIFFoundation
 
 /// The config file, `~/.wif/config`: INI sections like the AWS config file.
 ///
@@ -53,7 +54,7 @@ package struct ConfigFile: Sendable {
             return ConfigFile()
         } catch {
             if !FileManager.default.fileExists(atPath: url.path) { return ConfigFile() }
-            throw FileStoreError.fileError("cannot read the config file \(url.path): \(error.localizedDescription)")
+            throw FileStoreError.fileError("cannot read the config file \(url.path): \(FileFailure.reason(error, path: url.path))")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw FileStoreError.invalidSetting("the config file \(url.path) is not UTF-8 text")

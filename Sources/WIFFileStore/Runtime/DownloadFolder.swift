@@ -29,7 +29,7 @@ public final class DownloadFolder: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
-            throw .fileError("cannot create folder \(path): \(error.localizedDescription)")
+            throw .fileError("cannot create folder \(path): \(FileFailure.reason(error, path: path))")
         }
         let descriptor = Self.retrying { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         guard descriptor >= 0 else {

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import S3Partition
 import WIFCredentials
+import WIFFoundation
 import WIFLocal
 
 /// Where a file-store command sends its requests: the configured endpoints, or the embedded local stack
@@ -173,7 +174,7 @@ public enum StoreRuntime {
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw FileStoreError.fileError("cannot create \(url.path): \(error.localizedDescription)")
+            throw FileStoreError.fileError("cannot create \(url.path): \(FileFailure.reason(error, path: url.path))")
         }
     }
 }

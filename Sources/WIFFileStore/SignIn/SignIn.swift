@@ -1,5 +1,6 @@
 import Foundation
 import WIFCredentials
+import WIFFoundation
 
 /// The rules of a file-store sign-in: which `ProviderId` and role session name go to STS, where a
 /// token file is read, and how the user signs in again. ``WebIdentityFederation`` does the federating.
@@ -41,7 +42,7 @@ public enum SignIn {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw FileStoreError.fileError("cannot read the token file \(path): \(error.localizedDescription)")
+            throw FileStoreError.fileError("cannot read the token file \(path): \(FileFailure.reason(error, path: path))")
         }
         let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !token.isEmpty else {

@@ -1,5 +1,6 @@
 import Foundation
 import WIFCredentials
+import WIFFoundation
 
 #if canImport(Glibc)
 import Glibc
@@ -113,7 +114,7 @@ public struct SessionStore: Sendable {
             data = try Data(contentsOf: self.legacyFile)
         } catch {
             if !FileManager.default.fileExists(atPath: self.legacyFile.path) { return nil }
-            throw FileStoreError.fileError("cannot read the old session file \(self.legacyFile.path): \(error.localizedDescription)")
+            throw FileStoreError.fileError("cannot read the old session file \(self.legacyFile.path): \(FileFailure.reason(error, path: self.legacyFile.path))")
         }
         let session: StoredSession
         do {

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Synchronization
 import WIFCredentials
+import WIFFoundation
 
 #if canImport(Glibc)
 import Glibc
@@ -87,7 +88,7 @@ final class ObjectStore: Sendable {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: data.buckets)
         } catch {
-            throw LocalStackError("cannot read the buckets folder \(data.buckets): \(error.localizedDescription)")
+            throw LocalStackError("cannot read the buckets folder \(data.buckets): \(FileFailure.reason(error, path: data.buckets))")
         }
         for name in names where BucketName.check(name) == nil {
             var isDirectory: ObjCBool = false

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WIFFoundation
 
 /// The stack's data directory: its keys, the objects of each bucket and the multipart uploads in progress.
 ///
@@ -21,7 +22,7 @@ struct DataDirectory: Sendable {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
-                throw LocalStackError("cannot create the data directory folder \(folder): \(error.localizedDescription)")
+                throw LocalStackError("cannot create the data directory folder \(folder): \(FileFailure.reason(error, path: folder))")
             }
         }
     }
@@ -70,7 +71,7 @@ struct DataDirectory: Sendable {
             throw error
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
-            throw LocalStackError("cannot write \(path): \(error.localizedDescription)")
+            throw LocalStackError("cannot write \(path): \(FileFailure.reason(error, path: path))")
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WIFFoundation
 
 /// What a user approved: who, for which client, with which scopes, and when they signed in.
 struct OAuthAuthorization: Sendable, Codable, Equatable {
@@ -70,7 +71,7 @@ struct RefreshTokenStore: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw LocalStackError("cannot create the data directory folder \(folder): \(error.localizedDescription)")
+            throw LocalStackError("cannot create the data directory folder \(folder): \(FileFailure.reason(error, path: folder))")
         }
         self.path = folder + "/" + Self.fileName
     }

@@ -144,6 +144,15 @@ extension WIFTool.Rules {
             var written: [String] = []
             var files: [(String, String)] = compiled.roles.compactMap { role in compiled.policies[role].map { (role.fileName, $0) } }
             files += compiled.roles.compactMap { role in compiled.trustPolicies[role].map { (role.trustFileName, $0) } }
+            // Every place is checked before the first file is written, so a folder in the way of one file
+            // does not leave the others written.
+            for (name, _) in files {
+                let target = folder.appendingPathComponent(name).path
+                var isFolder: ObjCBool = false
+                if FileManager.default.fileExists(atPath: target, isDirectory: &isFolder), isFolder.boolValue {
+                    throw CommandFailure(status: .io, message: "cannot write \(target): a folder is in the way; nothing was written")
+                }
+            }
             for (name, text) in files {
                 let target = folder.appendingPathComponent(name)
                 do {

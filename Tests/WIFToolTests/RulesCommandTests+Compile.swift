@@ -22,6 +22,15 @@ extension RulesCommandTests {
         #expect(validate.status == 0, "\(validate.stdout)")
     }
 
+    @Test func aFolderInTheWayOfOnePolicyWritesNone() throws {
+        let out = self.folder.appendingPathComponent("blocked")
+        try FileManager.default.createDirectory(at: out.appendingPathComponent("group-admin.json"), withIntermediateDirectories: true)
+        let result = try self.run(["rules", "compile", Self.defaultRules, "--pool", Self.pool, "--out", out.path])
+        #expect(result.status == 6, "\(result.stderr)")
+        #expect(result.stderr.contains("group-admin.json: a folder is in the way; nothing was written"), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == ["group-admin.json"])
+    }
+
     @Test func checkProvesWithoutWritingAndJSONSaysSo() throws {
         let result = try self.run(["rules", "compile", Self.defaultRules, "--check", "--json"])
         #expect(result.status == 0, "\(result.stderr)")

@@ -30,6 +30,15 @@ struct GlobalOptions: ParsableArguments {
         return logger
     }
 
+    /// The logger of a server (`local serve`): its warnings (a Lambda authorizer that failed, an issuer's
+    /// keys that could not be fetched, a stored object it skips) always reach standard error, and
+    /// `--verbose` adds a line per request.
+    func makeServerLogger() -> Logger {
+        var logger = Logger(label: "wif-tool", factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel = self.verbose ? .debug : .warning
+        return logger
+    }
+
     /// The region to use, from the flag, the environment, the profile, or `us-east-1`.
     func resolvedRegion() -> String {
         if let region, !region.isEmpty { return region }

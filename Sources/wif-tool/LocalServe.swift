@@ -13,8 +13,9 @@ extension WIFTool.Local {
                 AWS_ENDPOINT_URL (with --json, an object with endpoint, issuer, dataDirectory, identityPools, each with its id, \
                 name and roles, and apis, each with its name, url, modes and API keys; the stack's amplify_outputs.json is at \
                 /.well-known/amplify_outputs.json). Stops \
-                gracefully on SIGINT (Ctrl-C) or SIGTERM and exits 0. --verbose logs one line per request to \
-                standard error. Exit status \(ExitStatus.usage.rawValue) for an invalid configuration, \
+                gracefully on SIGINT (Ctrl-C) or SIGTERM and exits 0. Warnings (a Lambda authorizer that failed, \
+                an issuer's keys that could not be fetched) go to standard error; --verbose adds one line per \
+                request. Exit status \(ExitStatus.usage.rawValue) for an invalid configuration, \
                 \(ExitStatus.io.rawValue) when the configuration file or data directory cannot be used, \
                 \(ExitStatus.network.rawValue) when the address cannot be bound.
                 """
@@ -113,7 +114,7 @@ extension WIFTool.Local {
                 }
                 let json = self.options.json
                 do {
-                    try await LocalStack.serve(configuration, logger: self.options.makeLogger()) { endpoint in
+                    try await LocalStack.serve(configuration, logger: self.options.makeServerLogger()) { endpoint in
                         if json {
                             let ready = Ready(
                                 endpoint: endpoint.url, issuer: endpoint.issuer, dataDirectory: endpoint.configuration.dataDirectory,

@@ -97,6 +97,8 @@ import WIFTestSupport
             #!/usr/bin/env python3
             import json, sys
             event = json.load(sys.stdin)
+            if event["authorizationToken"] == "crash-5e1d":
+                sys.exit(3)
             ok = event["authorizationToken"] == "let-me-in"
             print(json.dumps({"isAuthorized": ok, "resolverContext": {"sub": "robot"} if ok else {}}))
             """#.utf8).write(to: script)
@@ -127,11 +129,19 @@ import WIFTestSupport
         #expect(refused.status == 4, "\(refused.stderr)")
         #expect(refused.stdout.contains("UnauthorizedException"))
         #expect(!refused.stderr.contains("7f3a") && !refused.stdout.contains("7f3a"))
+        // An authorizer that fails refuses the token, and the server says why on standard error without
+        // --verbose, never with the token.
+        let crashed = try ToolRunner.run(
+            ["request", "--api", "robots", "--endpoint", endpoint, "--lambda-token", "crash-5e1d", "GET", "/Job"], environment: environment)
+        #expect(crashed.status == 4, "\(crashed.stderr)")
         // Without a token, the error says which option gives one.
         let tokenless = try ToolRunner.run(["request", "--api", "robots", "--endpoint", endpoint, "GET", "/Job"], environment: environment)
         #expect(tokenless.status == 3, "\(tokenless.stderr)")
         #expect(tokenless.stderr.contains("AWS_LAMBDA: no token for the Lambda authorizer); give AWS_LAMBDA's token with --lambda-token"), "\(tokenless.stderr)")
-        #expect(try await server.stop(signal: SIGTERM).status == 0)
+        let stopped = try await server.stop(signal: SIGTERM)
+        #expect(stopped.status == 0)
+        #expect(stopped.stderr.contains("api lambda authorizer failed") && stopped.stderr.contains("exited with status 3"), "\(stopped.stderr)")
+        #expect(!stopped.stderr.contains("5e1d"))
     }
 
     @Test func aTakenPortIsANetworkFailure() async throws {

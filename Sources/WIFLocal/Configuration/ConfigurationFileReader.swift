@@ -308,7 +308,10 @@ struct ConfigurationFileReader {
     }
 
     func resolve(_ name: String) -> String {
-        name.hasPrefix("/") ? name : (self.baseDirectory as NSString).appendingPathComponent(name)
+        guard !name.hasPrefix("/") else { return name }
+        // Absolute and without `.` segments: `./authorizer` beside a file named `stack.json` is
+        // `/work/authorizer`, never `././authorizer`.
+        return URL(fileURLWithPath: name, relativeTo: URL(fileURLWithPath: self.baseDirectory, isDirectory: true)).standardizedFileURL.path
     }
 
     // MARK: Values

@@ -30,7 +30,7 @@ public enum SignedInAPI {
         public var path: String
         /// The body.
         public var body: [UInt8]
-        /// Extra headers.
+        /// Extra headers: custom headers, set after the mode's authorization, which they may replace.
         public var headers: [(name: String, value: String)]
         /// How to choose the mode.
         public var modes: Modes
@@ -143,8 +143,10 @@ public enum SignedInAPI {
                 let isSignedIn = credentials.userPoolTokens != nil || credentials.oidcTokens != nil
                 modes = MultiAuthOrder.modes(ruleSet: rules, model: model, operation: operation, signedIn: isSignedIn)
             }
-            let client = APIClient(endpoint: endpoint, credentials: credentials)
-            return try await client.send(call.method, call.path, body: call.body, headers: call.headers, modes: modes, logger: logger)
+            // The command's headers are custom headers, set after the mode's authorization as Amplify sets
+            // them, so `-H 'x-api-key: …'` is the key sent.
+            let client = APIClient(endpoint: endpoint, credentials: credentials, customHeaders: call.headers)
+            return try await client.send(call.method, call.path, body: call.body, modes: modes, logger: logger)
         }
     }
 

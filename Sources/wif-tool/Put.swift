@@ -121,8 +121,23 @@ extension WIFTool {
                   // Signed in (any passphrase prompt is over): Control-C from here on cancels the uploads,
                   // which abort their multipart uploads, before the signal ends the process.
                   try await InterruptCleanup.shared.cancellingOnInterrupt {
-                    // Every name is checked before the first request.
-                    for item in plan { _ = try files.bucket.key(for: item.name) }
+                    // Every name is checked before the first request, and every refused one is named.
+                    var refused: [(name: String, error: S3Error)] = []
+                    for item in plan {
+                        do throws(S3Error) {
+                            _ = try files.bucket.key(for: item.name)
+                        } catch {
+                            refused.append((item.name, error))
+                        }
+                    }
+                    if let first = refused.first {
+                        guard refused.count > 1 else { throw first.error }
+                        // Each message names its file, escaped.
+                        let lines = refused.map { "  \(ExitStatus.message(s3: $0.error))" }
+                        throw CommandFailure(
+                            status: ExitStatus.classify(s3: first.error),
+                            message: "\(refused.count) of \(plan.count) files cannot be stored under their names; nothing was uploaded:\n" + lines.joined(separator: "\n"))
+                    }
                     // One bar for all the files: the name of a single one, else how many.
                     let label = plan.count == 1 ? plan[0].name : "\(plan.count) files"
                     let progress = BatchProgress(

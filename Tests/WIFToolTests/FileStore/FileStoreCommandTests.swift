@@ -210,6 +210,20 @@ import WIFTestSupport
         #expect(!FileManager.default.fileExists(atPath: fixture.path("out")))
     }
 
+    @Test func aFolderWithSeveralRefusedNamesNamesEachAndUploadsNothing() throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        try #require(try fixture.run(["login", "--dev", "erin"]).status == 0)
+        try fixture.makeFile("album/ok.txt", size: 10)
+        try fixture.makeFile("album/bell\u{07}.txt", size: 10)
+        try fixture.makeFile("album/tab\u{09}.txt", size: 10)
+        let result = try fixture.run(["put", "--recursive", fixture.path("album")])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("2 of 3 files cannot be stored under their names; nothing was uploaded"), "\(result.stderr)")
+        #expect(result.stderr.contains("album/bell\\u{7}.txt") && result.stderr.contains("album/tab\\u{9}.txt"), "\(result.stderr)")
+        #expect(try fixture.run(["list"]).stdout.isEmpty, "something was uploaded")
+    }
+
     @Test func aNameEndingInASlashIsAFolderForPutAndRefusedElsewhere() throws {
         let fixture = try StoreFixture()
         defer { fixture.remove() }

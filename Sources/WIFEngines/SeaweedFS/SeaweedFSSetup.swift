@@ -69,7 +69,33 @@ package enum SeaweedFSSetup {
         } catch {
             throw .fileError("cannot read the IAM config \(file.path): \(FileFailure.reason(error, path: file.path))")
         }
+        try Self.checkReplaceable(data, file: file)
         return SeaweedFSIAMConfig.existingSigningKey(in: data) ?? SeaweedFSIAMConfig.newSigningKey()
+    }
+
+    /// The members of the IAM config this setup writes; a file with others was not written by it.
+    static let writtenMembers: Set<String> = ["policies", "policy", "roles", "sts"]
+
+    /// Refuses to replace a file that is not an IAM config this setup wrote (notes, another program's
+    /// JSON, a config with identities or accounts of its own), which replacing would lose.
+    static func checkReplaceable(_ data: Data, file: URL) throws(EngineSetupError) {
+        let bytes = Array(data)
+        guard bytes.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return }
+        let advice = "it was left as it is: name another --iam-config file, or move it away"
+        let root: JSONNode
+        do {
+            root = try JSONParser.parse(bytes)
+        } catch {
+            let (line, column) = JSONParser.location(of: error.offset, in: bytes)
+            throw .fileError("\(file.path) is not an IAM config (not JSON: line \(line), column \(column)); \(advice)")
+        }
+        guard case .object(let members) = root.kind else {
+            throw .fileError("\(file.path) is not an IAM config (its JSON is \(root.typeName), not an object); \(advice)")
+        }
+        let others = members.map(\.key).filter { !Self.writtenMembers.contains($0) }
+        guard others.isEmpty else {
+            throw .fileError("\(file.path) holds \(others.joined(separator: ", ")), which this setup does not write and would lose; \(advice)")
+        }
     }
 
     /// Writes `contents` to `file` readable by its owner only (it holds the STS signing key), replacing it

@@ -131,4 +131,26 @@ struct SeaweedFSIAMConfigTests {
         #expect(Data(base64Encoded: fresh)?.count == 32)
         #expect(fresh != SeaweedFSIAMConfig.newSigningKey())
     }
+
+    @Test func aFileThisSetupDidNotWriteIsNotReplaced() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wif-iam-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("iam.json")
+        for (text, reason) in [
+            ("my notes about the cluster\n", "is not an IAM config (not JSON: line 1, column 1)"),
+            ("[1, 2]", "is not an IAM config (its JSON is an array, not an object)"),
+            (#"{"identities": [{"name": "admin"}], "sts": {}}"#, "holds identities, which this setup does not write and would lose"),
+        ] {
+            try Data(text.utf8).write(to: file)
+            let error = #expect(throws: EngineSetupError.self) { try SeaweedFSSetup.signingKey(keptIn: file) }
+            #expect(error?.description.contains(reason) == true, "\(error?.description ?? "")")
+            #expect(error?.description.contains("it was left as it is") == true)
+        }
+        // What the setup wrote, or an empty file, is replaced.
+        try Self.config().fileContents().write(to: file)
+        #expect(try SeaweedFSSetup.signingKey(keptIn: file) == Data(repeating: 7, count: 32).base64EncodedString())
+        try Data().write(to: file)
+        #expect(Data(base64Encoded: try SeaweedFSSetup.signingKey(keptIn: file))?.count == 32)
+    }
 }

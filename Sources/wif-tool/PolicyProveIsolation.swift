@@ -260,14 +260,8 @@ extension WIFTool.Policy {
             var used: [String] = []
             for file in files {
                 guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
-                var rest = Substring(text)
-                while let start = rest.range(of: "${") {
-                    rest = rest[start.upperBound...]
-                    guard let end = rest.firstIndex(of: "}") else { break }
-                    let key = String(rest[..<end])
-                    if !used.contains(key) { used.append(key) }
-                    rest = rest[end...]
-                }
+                // Read as the policy parser reads variables: `${key, 'default'}` uses `key`.
+                for key in PolicyVariableScanner.keys(in: text) where !used.contains(key) { used.append(key) }
             }
             guard !used.contains(where: { $0.lowercased() == idKey.lowercased() }) else { return }
             let listed = used.isEmpty ? "no policy variables at all" : used.map { "${\($0)}" }.joined(separator: ", ")

@@ -55,6 +55,12 @@ extension PolicyCommandTests {
         #expect(typo.stderr.contains("warning: no policy uses ${graph.facebok.com:id}, the --id-key; they use ${graph.facebook.com:id}"), "\(typo.stderr)")
         let right = try self.prove(["--id-chars", "[0-9]"])
         #expect(!right.stderr.contains("warning"), "\(right.stderr)")
+        // A variable with a default value, `${key, 'default'}`, uses its key as the policy parser reads it.
+        let defaulted = try self.prove(["--id-chars", "[0-9]"], policy: """
+            {"Version": "2012-10-17", "Statement": {"Effect": "Allow", "Action": "s3:GetObject",
+             "Resource": "arn:aws:s3:::wif-personal/${graph.facebook.com:id, 'nobody'}/*"}}
+            """)
+        #expect(!defaulted.stderr.contains("no policy uses"), "\(defaulted.stderr)")
     }
 
     @Test func proveIsolationShowsTheLintersWarningsWithTheirPaths() throws {

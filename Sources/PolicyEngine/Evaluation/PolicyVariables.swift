@@ -8,6 +8,32 @@ struct PolicyVariable: Sendable, Hashable {
     let defaultValue: [UInt8]?
 }
 
+/// The policy variables of a text, read as the policy parser reads them.
+package enum PolicyVariableScanner {
+    /// The keys of the variables written in `text` (`${key}` and `${key, 'default'}`), each once, in the
+    /// order they first appear.
+    /// - Parameter text: A policy value, or a whole policy document.
+    /// - Returns: The keys as written.
+    package static func keys(in text: String) -> [String] {
+        var keys: [String] = []
+        for variable in PatternCompiler.pattern(text, .init(wildcards: false, variables: true)).0.variables {
+            // `${ key , 'default' }` as written, less its braces and default.
+            let inner = variable.written.utf8.dropFirst(2).dropLast()
+            let name = inner.split(separator: UInt8(ascii: ","), maxSplits: 1, omittingEmptySubsequences: false).first ?? inner
+            let key = String(decoding: Self.trimmed(name), as: UTF8.self)
+            if !keys.contains(key) { keys.append(key) }
+        }
+        return keys
+    }
+
+    private static func trimmed(_ bytes: Substring.UTF8View.SubSequence) -> Substring.UTF8View.SubSequence {
+        var slice = bytes
+        while let first = slice.first, first == 0x20 || first == 0x09 { slice = slice.dropFirst() }
+        while let last = slice.last, last == 0x20 || last == 0x09 { slice = slice.dropLast() }
+        return slice
+    }
+}
+
 /// A policy value prepared for matching: tokenised once at parse time into a flat, allocation-free form.
 ///
 /// Literal text, including the value a variable stands for, only ever matches itself; only the `*` and `?`

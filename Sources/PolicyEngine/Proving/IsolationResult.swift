@@ -79,7 +79,9 @@ public struct IsolationCounterexample: Sendable, Hashable {
     }
 
     private static func of(_ role: String?) -> String {
-        role.map { " of role '\($0)'" } ?? ""
+        // A proof of one policy set has no role names: nothing is said rather than `of role ''`.
+        guard let role, !role.isEmpty else { return "" }
+        return " of role '\(role)'"
     }
 }
 

@@ -120,11 +120,14 @@ struct PolicyLinter {
                 self.warn(actionPath, "Action \"*\" on Resource \"*\" grants full administrator access")
             } else if case .resource(let resources) = statement.resource,
                       let wide = resources.first(where: { Self.coversAllS3Objects($0) }),
-                      let objectAction = Self.firstObjectAction(statement.action)
+                      let (objectAction, written) = Self.firstObjectAction(statement.action)
             {
+                // The action as the statement writes it, and what it allows when that is a wildcard.
+                let allowing = written.map { $0.lowercased() == objectAction.lowercased() ? objectAction : "Action \"\($0)\", which allows \(objectAction)," }
+                    ?? "NotAction, which allows \(objectAction),"
                 self.warn(
                     resourcePath,
-                    "Resource \"\(wide)\" with \(objectAction) covers every object in every bucket; scope it to a bucket and a per-user prefix",
+                    "Resource \"\(wide)\" with \(allowing) covers every object in every bucket; scope it to a bucket and a per-user prefix",
                     hint: "for example arn:aws:s3:::BUCKET/${aws:userid}/*")
             }
         }
@@ -198,16 +201,19 @@ struct PolicyLinter {
     ]
 
     /// The first S3 object-level action the element covers, if any.
-    static func firstObjectAction(_ element: ActionElement) -> String? {
+    /// The first S3 object action the element allows, and the pattern that allows it (`nil` for a
+    /// `NotAction`, which allows what it does not name).
+    static func firstObjectAction(_ element: ActionElement) -> (action: String, written: String?)? {
         let negated: Bool
         if case .notAction = element { negated = true } else { negated = false }
         // Only patterns that could name an S3 action matter.
         let candidates = element.patterns.filter { $0 == "*" || $0.lowercased().hasPrefix("s3") || $0.hasPrefix("*") }
-        if candidates.isEmpty { return negated ? self.objectActions.first : nil }
-        let patterns = candidates.map { PatternCompiler.pattern($0, .init(wildcards: true, variables: false, foldCase: true)).0 }
+        if candidates.isEmpty { return negated ? self.objectActions.first.map { ($0, nil) } : nil }
+        let patterns = candidates.map { ($0, PatternCompiler.pattern($0, .init(wildcards: true, variables: false, foldCase: true)).0) }
         for (action, key) in zip(self.objectActions, self.objectActionKeys) {
-            let matched = patterns.contains { Glob.match($0, key, foldCase: false, context: self.emptyContext) }
-            if matched != negated { return action }
+            let matching = patterns.first { Glob.match($0.1, key, foldCase: false, context: self.emptyContext) }
+            if negated, matching == nil { return (action, nil) }
+            if !negated, let matching { return (action, matching.0) }
         }
         return nil
     }

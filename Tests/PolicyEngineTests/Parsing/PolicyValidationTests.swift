@@ -200,10 +200,14 @@ struct PolicyValidationTests {
     @Test func warnsAboutResourceStarOnObjectActions() {
         for resource in ["*", "arn:aws:s3:::*", "arn:aws:s3:::*/*"] {
             let warnings = self.warnings(Self.statement(#""Effect": "Allow", "Action": ["s3:ListBucket", "s3:Get*"], "Resource": ""# + resource + "\""))
+            // The action as written, and what its wildcard allows.
             #expect(warnings.map(\.message) == [
-                "Resource \"\(resource)\" with s3:GetObject covers every object in every bucket; scope it to a bucket and a per-user prefix"
+                "Resource \"\(resource)\" with Action \"s3:Get*\", which allows s3:GetObject, covers every object in every bucket; scope it to a bucket and a per-user prefix"
             ], "\(resource)")
         }
+        #expect(self.warnings(Self.statement(#""Effect": "Allow", "Action": "s3:GetObject", "Resource": "*""#)).map(\.message) == [
+            "Resource \"*\" with s3:GetObject covers every object in every bucket; scope it to a bucket and a per-user prefix"
+        ])
         #expect(self.warnings(Self.statement(#""Effect": "Allow", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::b/*""#)).isEmpty)
         #expect(self.warnings(Self.statement(#""Effect": "Deny", "Action": "s3:GetObject", "Resource": "*""#)).isEmpty)
         #expect(self.warnings(Self.statement(#""Effect": "Allow", "Action": "s3:ListAllMyBuckets", "Resource": "*""#)).isEmpty)

@@ -129,6 +129,14 @@ extension WIFTool.Policy {
         // MARK: One request
 
         private func runSingle() throws {
+            // Decided as given, but a request no policy can match is most likely a mistake: said on
+            // standard error, where it does not change the answer a script reads.
+            if let action, action != "*", !action.contains(":") {
+                printError("warning: --action '\(action)' has no service prefix; IAM actions are written SERVICE:ACTION, such as s3:\(action)\n")
+            }
+            if let resource, resource != "*", !resource.hasPrefix("arn:") {
+                printError("warning: --resource '\(resource)' is not an ARN such as arn:aws:s3:::bucket/key, nor *\n")
+            }
             var identity: [PolicyEngine.Policy] = []
             for file in self.policies { identity.append(try PolicyInputs.policy(file: file, kind: .identity)) }
             var session: [PolicyEngine.Policy] = []

@@ -19,6 +19,14 @@ extension PolicyCommandTests {
         #expect(explained.stdout.hasPrefix("ImplicitDeny\nIMPLICIT DENY: Implicitly denied: no statement allows s3:GetObject on arn:aws:s3:::b/k."))
     }
 
+    @Test func simulateWarnsOfAnActionWithoutServiceAndAResourceThatIsNoARN() throws {
+        let result = try self.run(["policy", "simulate", "--action", "GetObject", "--resource", "bucket/key"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "ImplicitDeny\n")
+        #expect(result.stderr.contains("warning: --action 'GetObject' has no service prefix; IAM actions are written SERVICE:ACTION, such as s3:GetObject"), "\(result.stderr)")
+        #expect(result.stderr.contains("warning: --resource 'bucket/key' is not an ARN such as arn:aws:s3:::bucket/key, nor *"), "\(result.stderr)")
+    }
+
     // MARK: NotPrincipal
 
     static let allowExceptTestUser = """

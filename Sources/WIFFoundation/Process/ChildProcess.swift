@@ -222,25 +222,21 @@ package enum ChildProcess {
     #if !canImport(Darwin)
     private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
 
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up once: the C
-    /// library's headers as Swift imports them do not declare it.
-    private static let closeFrom: CloseFrom? = {
-        guard let program = dlopen(nil, RTLD_NOW) else { return nil }
-        defer { dlclose(program) }
-        guard let symbol = dlsym(program, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(symbol, to: CloseFrom.self)
-    }()
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up once.
+    private static let closeFrom = Self.libraryFunction("posix_spawn_file_actions_addclosefrom_np", as: CloseFrom.self)
 
     private typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
 
-    /// `pipe2`, which makes both ends close-on-exec at once; Swift's view of the C library's headers
-    /// leaves it out, as it does `closefrom`.
-    private static let pipe2: Pipe2? = {
+    /// `pipe2`, which makes both ends close-on-exec at once, looked up once.
+    private static let pipe2 = Self.libraryFunction("pipe2", as: Pipe2.self)
+
+    /// A function of the C library that Swift's view of its headers leaves out, found by name.
+    private static func libraryFunction<Function>(_ name: String, as type: Function.Type) -> Function? {
         guard let program = dlopen(nil, RTLD_NOW) else { return nil }
         defer { dlclose(program) }
-        guard let symbol = dlsym(program, "pipe2") else { return nil }
-        return unsafeBitCast(symbol, to: Pipe2.self)
-    }()
+        guard let symbol = dlsym(program, name) else { return nil }
+        return unsafeBitCast(symbol, to: Function.self)
+    }
 
     /// Closes every descriptor from `first` up in the child: with glibc's `closefrom` action where the
     /// C library has it, else one close action for each descriptor open now.

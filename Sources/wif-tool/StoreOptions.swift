@@ -10,7 +10,7 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: "The STS endpoint URL (default: WIF_STS_ENDPOINT, the config file, the S3 endpoint).")
     var stsEndpoint: String?
 
-    @Option(name: .long, help: "The shared bucket (default: WIF_BUCKET, the config file, the role's bucket on the embedded stack); after sign-in, the sign-in's, and another is refused.")
+    @Option(name: .long, help: "The shared bucket (default: WIF_BUCKET, the config file, the role's bucket on the embedded stack); after sign-in, the sign-in's, and another given here is refused.")
     var bucket: String?
 
     @Option(name: .long, help: "Keep a separate sign-in under this name, so several people can share one WIF_HOME (default: WIF_ACCOUNT).")

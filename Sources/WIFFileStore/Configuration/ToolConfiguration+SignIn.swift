@@ -13,12 +13,14 @@ extension ToolConfiguration {
     public func forSignIn(_ session: StoredSession) throws(FileStoreError) -> ToolConfiguration {
         let hint = SignIn.loginHint(for: session, account: self.account)
         // The sign-in's folder is in its bucket, and without an endpoint of the command's own the sign-in's
-        // region is used too: a command that names others would be answered from the sign-in's, so it is
-        // refused instead. (With an endpoint of its own, the command's region signs its S3 requests.)
+        // region is used too. A bucket or region given on the command line would be answered from the
+        // sign-in's, so it is refused rather than ignored; one from WIF_* or the config file is a default,
+        // which the sign-in's overrides. (With an endpoint of its own, the command's region signs its S3
+        // requests.)
         var named: [(String, String?, String?, String)] = [("bucket", self.bucket, self.bucketOrigin, session.bucket)]
         if self.endpointOrigin == nil { named.append(("region", self.region, self.regionOrigin, session.region)) }
         for (name, value, origin, stored) in named {
-            guard let origin, let value, value != stored else { continue }
+            guard let origin, origin.hasPrefix("--"), let value, value != stored else { continue }
             throw FileStoreError.signInRequired(
                 "the stored sign-in is for \(name) '\(stored)', but this command uses '\(value)' (set by \(origin)); leave that out to use the sign-in's, or sign in again: \(hint)"
             )

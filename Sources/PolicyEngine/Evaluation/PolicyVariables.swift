@@ -2,6 +2,8 @@
 struct PolicyVariable: Sendable, Hashable {
     /// The key, normalized for lookup (key names are case-insensitive).
     let key: ContextKey
+    /// The key as written, without the braces and the default.
+    let name: String
     /// The variable as written, for explanations.
     let written: String
     /// The default value's UTF-8, used when the key is absent.
@@ -16,21 +18,10 @@ package enum PolicyVariableScanner {
     /// - Returns: The keys as written.
     package static func keys(in text: String) -> [String] {
         var keys: [String] = []
-        for variable in PatternCompiler.pattern(text, .init(wildcards: false, variables: true)).0.variables {
-            // `${ key , 'default' }` as written, less its braces and default.
-            let inner = variable.written.utf8.dropFirst(2).dropLast()
-            let name = inner.split(separator: UInt8(ascii: ","), maxSplits: 1, omittingEmptySubsequences: false).first ?? inner
-            let key = String(decoding: Self.trimmed(name), as: UTF8.self)
-            if !keys.contains(key) { keys.append(key) }
+        for variable in PatternCompiler.pattern(text, .init(wildcards: false, variables: true)).0.variables where !keys.contains(variable.name) {
+            keys.append(variable.name)
         }
         return keys
-    }
-
-    private static func trimmed(_ bytes: Substring.UTF8View.SubSequence) -> Substring.UTF8View.SubSequence {
-        var slice = bytes
-        while let first = slice.first, first == 0x20 || first == 0x09 { slice = slice.dropFirst() }
-        while let last = slice.last, last == 0x20 || last == 0x09 { slice = slice.dropLast() }
-        return slice
     }
 }
 
@@ -250,7 +241,7 @@ enum PatternCompiler {
             }
         }
         let key = String(decoding: keyBytes, as: UTF8.self)
-        return .variable(PolicyVariable(key: ContextKey(key), written: written, defaultValue: defaultValue), end: close + 1)
+        return .variable(PolicyVariable(key: ContextKey(key), name: key, written: written, defaultValue: defaultValue), end: close + 1)
     }
 
     private static func trim(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {

@@ -101,10 +101,7 @@ public final class DownloadStaging: Sendable {
     public func finish(staged: String, destination: String) throws(FileStoreError) {
         guard staged != destination else { return }
         // A regular file that is replaced passes on its permissions: a private file stays private.
-        var existing = stat()
-        if lstat(destination, &existing) == 0, existing.st_mode & S_IFMT == S_IFREG {
-            _ = chmod(staged, existing.st_mode & 0o777)
-        }
+        if case .file(let permissions) = DownloadFolder.kind(of: destination, in: AT_FDCWD) { _ = chmod(staged, permissions) }
         guard rename(staged, destination) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(staged)

@@ -213,7 +213,7 @@ extension WIFTool {
             }
             var items: [Item] = []
             for path in self.paths {
-                let size = try Self.regularFileSize(path)
+                let size = try Self.readableFileSize(path)
                 let fileName = URL(fileURLWithPath: path).lastPathComponent
                 var name = self.name ?? fileName
                 if name.hasSuffix("/") { name += fileName }
@@ -252,7 +252,7 @@ extension WIFTool {
 
         /// The size of a readable file: a regular file's length, 0 for a FIFO or a character device (such
         /// as `<(command)` or `/dev/stdin`), which is read to its end.
-        static func regularFileSize(_ path: String) throws(CommandFailure) -> Int64 {
+        static func readableFileSize(_ path: String) throws(CommandFailure) -> Int64 {
             var info = stat()
             guard stat(path, &info) == 0 else {
                 throw CommandFailure(status: .io, message: "cannot read \(path): \(String(cString: strerror(errno)))")

@@ -106,11 +106,11 @@ final class LambdaAuthorizerRunner: Sendable {
     /// Runs the command for one token and keeps its answer for the answer's time to live.
     /// A failure is shared with the requests that joined the run, and kept for none.
     private func ask(_ request: APILambdaRequest, key: ExactText) async -> Outcome {
-        let refused = Outcome(decision: APILambdaDecision(isAuthorized: false), shareable: true)
+        let failed = Outcome(decision: APILambdaDecision(isAuthorized: false), shareable: true)
         let event = self.event(request)
         guard event.count <= Self.largestEvent else {
             self.logger.warning("api lambda authorizer not run: the request's event is larger than \(Self.largestEvent) bytes")
-            return refused
+            return failed
         }
         let answer: Answer
         switch await Self.run(self.authorizer.command, input: event, timeout: self.authorizer.timeoutSeconds) {
@@ -119,11 +119,11 @@ final class LambdaAuthorizerRunner: Sendable {
                 answer = try Answer(output)
             } catch {
                 self.logger.warning("api lambda authorizer answered badly: \(error.message)")
-                return refused
+                return failed
             }
         case .failure(let failure):
             self.logger.warning("api lambda authorizer failed: \(failure.message)")
-            return refused
+            return failed
         }
         let ttl = min(answer.ttlOverride ?? self.authorizer.resultTTLSeconds, LocalLambdaAuthorizer.longestTTLSeconds)
         if ttl > 0 { self.decisions.store((answer.decision, self.timeSource.now().addingTimeInterval(Double(ttl))), for: key) }

@@ -146,8 +146,8 @@ extension ObjectStore {
         }
     }
 
-    /// Completes an upload: checks the named parts, concatenates them into a temporary file and renames it
-    /// into place as the object, then removes the upload.
+    /// Completes an upload: checks the named parts, moves them to `parts/` as the object's body (see
+    /// ``CompletedParts``) and renames a file holding the object's record into place.
     /// - Parameter parts: The parts, by ascending number, with the entity tags `UploadPart` returned.
     /// - Returns: The object, whose entity tag is the MD5 of the parts' binary MD5s followed by `-<count>`.
     /// - Throws: `NoSuchBucket`, `NoSuchUpload`, `MalformedXML` (no parts), `InvalidPartOrder`,
@@ -189,20 +189,10 @@ extension ObjectStore {
             throw ObjectStoreError.entityTooLarge(proposed: total, maximum: self.configuration.maximumObjectSize)
         }
 
-        let output = try TemporaryFile(in: self.data.temporary)
-        let descriptor = output.descriptor
-        let sources = files
-        let copied: Int32
-        do {
-            copied = try await NIOThreadPool.singleton.runIfActive { Self.concatenate(sources, into: descriptor) }
-        } catch {
-            copied = Self.concatenate(sources, into: descriptor)
-        }
-        if copied != 0 { throw ObjectStoreError.systemCall("write", copied) }
         let checksum = try await self.multipartChecksum(upload, parts: files)
         var encryption: StoredEncryption?
         if let mode = upload.encryptionMode {
-            // The object keeps its parts' segments: the bytes were copied as they were stored.
+            // The object keeps its parts' segments: its bytes are the parts' bytes as they were stored.
             var segments: [StoredEncryption.Segment] = []
             for file in files {
                 guard let part = file.record.encryption else { throw ObjectStoreError.internalError("a part of an encrypted upload is not encrypted") }
@@ -210,22 +200,39 @@ extension ObjectStore {
             }
             encryption = StoredEncryption(mode: mode, keyMD5: upload.encryptionKeyMD5, segments: segments)
         }
-        let etag = "\"\(Insecure.MD5.hash(data: digests).hexString)-\(parts.count)\""
-        let record = StoredRecord(
+        var record = StoredRecord(
             key: Data(objectKey.bytes).base64EncodedString(),
             size: total,
-            etag: etag,
+            etag: "\"\(Insecure.MD5.hash(data: digests).hexString)-\(parts.count)\"",
             lastModified: StoredRecord.milliseconds(self.timeSource.now()),
             attributes: upload.attributes,
             partCount: parts.count,
             uploadId: uploadId,
             checksum: checksum,
-            encryption: encryption
+            encryption: encryption,
+            bodyParts: zip(parts, files).map { StoredBodyPart(number: $0.partNumber, length: $1.bodyLength) }
         )
-        try output.skip(total)
-        try await output.finish(record: record, synchronize: self.configuration.synchronizeWrites)
-        try self.commit(output, key: objectKey, record: record, in: state)
-        self.discardUpload(uploadId)
+        // The parts' files become the object's body where they are: the upload's folder moves to `parts/`
+        // and the object's own file holds only its record. Should a part have been uploaded again since
+        // it was checked, the checked files are copied into one instead.
+        let output = try TemporaryFile(in: self.data.temporary)
+        if try self.moveParts(of: uploadId, checked: zip(parts, files).map { ($0.partNumber, $1) }) {
+            do {
+                try await output.finish(record: record, synchronize: self.configuration.synchronizeWrites)
+                try self.commit(output, key: objectKey, record: record, in: state)
+            } catch {
+                // A bucket deleted meanwhile took its uploads with it.
+                if error.code == "NoSuchBucket" { Self.removeTree(self.completedParts.folder(uploadId)) } else { self.restoreParts(of: uploadId) }
+                throw error
+            }
+            self.keepOnlyParts(parts.map(\.partNumber), of: uploadId)
+        } else {
+            record.bodyParts = nil
+            try await self.concatenate(files, into: output)
+            try await output.finish(record: record, synchronize: self.configuration.synchronizeWrites)
+            try self.commit(output, key: objectKey, record: record, in: state)
+            self.discardUpload(uploadId)
+        }
         return Self.info(key: key, record: record)
     }
 
@@ -337,35 +344,5 @@ extension ObjectStore {
         guard digits.count % 2 == 0, digits.allSatisfy(\.isLowerHexDigit) else { return nil }
         func value(_ digit: UInt8) -> UInt8 { digit <= UInt8(ascii: "9") ? digit - UInt8(ascii: "0") : digit - UInt8(ascii: "a") + 10 }
         return stride(from: 0, to: digits.count, by: 2).map { value(digits[$0]) << 4 | value(digits[$0 + 1]) }
-    }
-
-    /// Appends the bodies of the parts to a file; returns 0 or an `errno`.
-    private static func concatenate(_ parts: [StoredFile], into descriptor: Int32) -> Int32 {
-        let chunk = 1024 * 1024
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
-        defer { buffer.deallocate() }
-        for part in parts {
-            var offset: Int64 = 0
-            while offset < part.bodyLength {
-                let want = Int(min(Int64(chunk), part.bodyLength - offset))
-                let read = pread(part.descriptor, buffer.baseAddress!, want, off_t(offset))
-                if read < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                if read == 0 { return EIO }
-                var written = 0
-                while written < read {
-                    let result = write(descriptor, buffer.baseAddress! + written, read - written)
-                    if result < 0 {
-                        if errno == EINTR { continue }
-                        return errno
-                    }
-                    written += result
-                }
-                offset += Int64(read)
-            }
-        }
-        return 0
     }
 }

@@ -234,7 +234,7 @@ extension ObjectStore {
     /// bucket's lock so the index and the disk agree on which of two racing puts won.
     func commit(_ file: TemporaryFile, key: ObjectKey, record: StoredRecord, in state: BucketState) throws(AWSErrorResponse) {
         let location = state.location(of: key)
-        try state.index.withLock { index throws(AWSErrorResponse) in
+        let replaced = try state.index.withLock { index throws(AWSErrorResponse) -> String? in
             guard !index.removed else { throw ObjectStoreError.noSuchBucket(state.name) }
             if rename(file.path, location.file) != 0 {
                 guard errno == ENOENT else { throw ObjectStoreError.systemCall("rename", errno) }
@@ -242,8 +242,11 @@ extension ObjectStore {
                 guard rename(file.path, location.file) == 0 else { throw ObjectStoreError.systemCall("rename", errno) }
             }
             file.release()
-            index.insert(IndexEntry(key: key, size: record.size, etag: record.etag, lastModified: record.lastModifiedDate))
+            let previous = index.entry(key)?.partsUploadId
+            index.insert(IndexEntry(key: key, record: record))
+            return previous
         }
+        if let replaced { self.completedParts.retire(replaced) }
     }
 
     static func checkMetadata(_ attributes: ObjectAttributes) throws(AWSErrorResponse) {
@@ -306,10 +309,23 @@ extension ObjectStore {
     func open(bucket: String, key: String) throws(AWSErrorResponse) -> (StoredFile, ObjectInfo) {
         let state = try self.bucket(bucket)
         let objectKey = try ObjectKey(key)
-        guard let file = try StoredFile.load(path: state.location(of: objectKey).file), file.record.objectKey == objectKey else {
-            throw ObjectStoreError.noSuchKey(key)
+        // An object whose body is in its parts' files is read only once it is known to be still the key's
+        // current object, under the bucket's lock, so that its parts cannot be removed while it is read.
+        // One replaced in between is opened again.
+        for _ in 0..<8 {
+            guard let file = try StoredFile.load(path: state.location(of: objectKey).file), file.record.objectKey == objectKey else {
+                throw ObjectStoreError.noSuchKey(key)
+            }
+            guard let parts = file.record.bodyParts, let uploadId = file.record.uploadId else {
+                return (file, Self.info(key: key, record: file.record))
+            }
+            let reader = state.index.withLock { index -> PartReader? in
+                guard index.entry(objectKey)?.partsUploadId == uploadId else { return nil }
+                return self.completedParts.reader(uploadId: uploadId, parts: parts)
+            }
+            if let reader { return (file.reading(reader), Self.info(key: key, record: file.record)) }
         }
-        return (file, Self.info(key: key, record: file.record))
+        throw ObjectStoreError.internalError("the object was replaced again and again while it was being opened")
     }
 
     /// Deletes an object; deleting a missing key succeeds, as in S3.
@@ -323,7 +339,7 @@ extension ObjectStore {
         let state = try self.bucket(bucket)
         let objectKey = try ObjectKey(key)
         let path = state.location(of: objectKey).file
-        return try state.index.withLock { index throws(AWSErrorResponse) -> Bool in
+        let outcome = try state.index.withLock { index throws(AWSErrorResponse) -> (deleted: Bool, parts: String?) in
             guard !index.removed else { throw ObjectStoreError.noSuchBucket(bucket) }
             if let ifMatch {
                 guard let entry = index.entry(objectKey) else { throw ObjectStoreError.noSuchKey(key) }
@@ -332,8 +348,11 @@ extension ObjectStore {
             if unlink(path) != 0 {
                 guard errno == ENOENT || errno == ENOTDIR else { throw ObjectStoreError.systemCall("unlink", errno) }
             }
-            return index.remove(objectKey)
+            let removed = index.entry(objectKey)
+            return (index.remove(objectKey), removed?.partsUploadId)
         }
+        if let parts = outcome.parts { self.completedParts.retire(parts) }
+        return outcome.deleted
     }
 
     /// The outcome of one key of `DeleteObjects`.

@@ -20,6 +20,8 @@ import Darwin
 /// buckets/<bucket>/<hh>/<sha256(key) hex>  body followed by its record (see ``StoredRecord``)
 /// uploads/<upload id>/upload.json          a multipart upload's bucket, key and headers
 /// uploads/<upload id>/<part number>        a part, in the same format as an object
+/// parts/<upload id>/<part number>          the parts of an object completed from that upload, whose
+///                                          own file then holds only its record (``CompletedParts``)
 /// tmp/                                     files being written; emptied at start
 /// ```
 ///
@@ -60,6 +62,8 @@ final class ObjectStore: Sendable {
     let uploadsInFlight: Mutex<Set<String>>
     /// The data directory's key for objects encrypted at rest with SSE-S3 (`keys/sse-s3.key`).
     let encryptionKey: SymmetricKey
+    /// The parts of objects completed from multipart uploads.
+    let completedParts: CompletedParts
 
     /// Opens the store: empties `tmp/`, loads every bucket's index and creates the given buckets when missing.
     /// - Parameters:
@@ -82,6 +86,7 @@ final class ObjectStore: Sendable {
         self.logger = logger
         self.uploadsInFlight = Mutex([])
         self.encryptionKey = try data.secret(named: "sse-s3.key")
+        self.completedParts = CompletedParts(root: data.parts)
         Self.emptyFolder(data.temporary)
         var loaded: [String: BucketState] = [:]
         let names: [String]
@@ -96,6 +101,7 @@ final class ObjectStore: Sendable {
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { continue }
             loaded[name] = try Self.loadBucket(name: name, path: path, now: timeSource.now(), logger: logger)
         }
+        self.completedParts.removeUnreferenced(keeping: Set(loaded.values.flatMap { $0.index.withLock { $0.entries.compactMap(\.partsUploadId) } }))
         self.buckets = Mutex(loaded)
         for name in buckets {
             if let reason = BucketName.check(name) {
@@ -216,7 +222,7 @@ final class ObjectStore: Sendable {
                         logger.warning("skipping a stored object whose record does not match its name", metadata: ["wif.s3.bucket": "\(name)", "wif.s3.file": "\(file)"])
                         continue
                     }
-                    entries.append(IndexEntry(key: key, size: stored.bodyLength, etag: stored.record.etag, lastModified: stored.record.lastModifiedDate))
+                    entries.append(IndexEntry(key: key, record: stored.record))
                 } catch {
                     logger.warning("skipping an unreadable stored object", metadata: ["wif.s3.bucket": "\(name)", "wif.s3.file": "\(file)", "wif.s3.error": "\(error.message)"])
                 }
@@ -259,12 +265,28 @@ final class BucketState: Sendable {
     }
 }
 
-/// What a listing needs of an object.
+/// What a listing needs of an object, and the upload whose parts hold its body.
 struct IndexEntry: Sendable {
     var key: ObjectKey
     var size: Int64
     var etag: String
     var lastModified: Date
+    /// The upload whose parts, in `parts/`, hold the object's body; `nil` when its own file does.
+    var partsUploadId: String? = nil
+
+    init(key: ObjectKey, size: Int64, etag: String, lastModified: Date, partsUploadId: String? = nil) {
+        self.key = key
+        self.size = size
+        self.etag = etag
+        self.lastModified = lastModified
+        self.partsUploadId = partsUploadId
+    }
+
+    init(key: ObjectKey, record: StoredRecord) {
+        self.init(
+            key: key, size: record.size, etag: record.etag, lastModified: record.lastModifiedDate,
+            partsUploadId: record.bodyParts == nil ? nil : record.uploadId)
+    }
 }
 
 /// A bucket's objects sorted by key bytes.

@@ -41,6 +41,9 @@ struct StoredRecord: Codable, Sendable {
     var checksum: StoredChecksum? = nil
     /// How the body is encrypted at rest; `nil` when it is stored as sent.
     var encryption: StoredEncryption? = nil
+    /// For an object completed from a multipart upload: its parts, whose files in
+    /// `parts/<uploadId>/` hold the body (see ``CompletedParts``); the stored file then has an empty body.
+    var bodyParts: [StoredBodyPart]? = nil
 
     static let magic: [UInt8] = Array("WIFOBJ1\n".utf8)
     static let trailerLength = 12
@@ -74,20 +77,26 @@ struct StoredRecord: Codable, Sendable {
 /// serve concurrent ranges, and a reader keeps seeing the file it opened even when a newer version is
 /// renamed over its path.
 final class StoredFile: Sendable {
-    let descriptor: Int32
+    private let file: OpenDescriptor
     /// The record read from the trailer.
     let record: StoredRecord
-    /// The length of the body at the start of the file.
+    /// The length of the object's body: at the start of the file, or across its parts' files.
     let bodyLength: Int64
+    /// Reads the body of an object completed from a multipart upload.
+    private let parts: PartReader?
 
-    private init(descriptor: Int32, record: StoredRecord, bodyLength: Int64) {
-        self.descriptor = descriptor
+    var descriptor: Int32 { self.file.value }
+
+    private init(file: OpenDescriptor, record: StoredRecord, bodyLength: Int64, parts: PartReader?) {
+        self.file = file
         self.record = record
         self.bodyLength = bodyLength
+        self.parts = parts
     }
 
-    deinit {
-        close(self.descriptor)
+    /// The same file, reading its body through its parts' files.
+    func reading(_ parts: PartReader) -> StoredFile {
+        StoredFile(file: self.file, record: self.record, bodyLength: self.bodyLength, parts: parts)
     }
 
     /// Opens a stored file and reads its record.
@@ -100,61 +109,68 @@ final class StoredFile: Sendable {
             if error == ENOENT || error == ENOTDIR { return nil }
             throw ObjectStoreError.systemCall("open", error)
         }
-        do {
-            let (record, bodyLength) = try Self.readRecord(descriptor: descriptor)
-            return StoredFile(descriptor: descriptor, record: record, bodyLength: bodyLength)
-        } catch {
-            close(descriptor)
-            throw error
-        }
+        let file = OpenDescriptor(descriptor)
+        let (record, bodyLength) = try Self.readRecord(file)
+        return StoredFile(file: file, record: record, bodyLength: bodyLength, parts: nil)
     }
 
-    private static func readRecord(descriptor: Int32) throws(AWSErrorResponse) -> (StoredRecord, Int64) {
+    private static func readRecord(_ file: OpenDescriptor) throws(AWSErrorResponse) -> (StoredRecord, Int64) {
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw ObjectStoreError.systemCall("fstat", errno) }
+        guard fstat(file.value, &status) == 0 else { throw ObjectStoreError.systemCall("fstat", errno) }
         let fileSize = Int64(status.st_size)
         guard fileSize >= Int64(StoredRecord.trailerLength) else { throw ObjectStoreError.internalError("a stored file is truncated") }
-        let trailer = try Self.readFully(descriptor: descriptor, offset: fileSize - Int64(StoredRecord.trailerLength), count: StoredRecord.trailerLength)
+        let trailer = try file.bytes(offset: fileSize - Int64(StoredRecord.trailerLength), count: StoredRecord.trailerLength)
         guard Array(trailer[4...]) == StoredRecord.magic else { throw ObjectStoreError.internalError("a stored file has no record") }
         let jsonLength = Int64(trailer[0]) << 24 | Int64(trailer[1]) << 16 | Int64(trailer[2]) << 8 | Int64(trailer[3])
         let bodyLength = fileSize - Int64(StoredRecord.trailerLength) - jsonLength
         guard bodyLength >= 0 else { throw ObjectStoreError.internalError("a stored file's record is longer than the file") }
-        let json = try Self.readFully(descriptor: descriptor, offset: bodyLength, count: Int(jsonLength))
+        let json = try file.bytes(offset: bodyLength, count: Int(jsonLength))
         let record: StoredRecord
         do {
             record = try JSONDecoder().decode(StoredRecord.self, from: Data(json))
         } catch {
             throw ObjectStoreError.internalError("a stored file's record cannot be decoded")
         }
+        if let parts = record.bodyParts {
+            guard bodyLength == 0, record.uploadId != nil, parts.allSatisfy({ $0.length >= 0 }),
+                parts.reduce(0, { $0 + $1.length }) == record.size
+            else { throw ObjectStoreError.internalError("a stored file's parts do not match its record") }
+            return (record, record.size)
+        }
         guard record.size == bodyLength else { throw ObjectStoreError.internalError("a stored file's size does not match its record") }
         return (record, bodyLength)
     }
 
-    private static func readFully(descriptor: Int32, offset: Int64, count: Int) throws(AWSErrorResponse) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let result = bytes.withUnsafeMutableBytes { buffer in
-                pread(descriptor, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
-            }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw ObjectStoreError.systemCall("pread", errno)
-            }
-            guard result > 0 else { throw ObjectStoreError.internalError("a stored file ended early") }
-            done += result
-        }
-        return bytes
-    }
-
     /// Reads up to `count` body bytes at `offset` into a new buffer (blocking).
     func read(offset: Int64, count: Int, allocator: ByteBufferAllocator) throws(AWSErrorResponse) -> ByteBuffer {
+        if let parts = self.parts { return try parts.read(offset: offset, count: count, allocator: allocator) }
+        guard self.record.bodyParts == nil else { throw ObjectStoreError.internalError("a stored object was opened without its parts") }
         var buffer = allocator.buffer(capacity: count)
+        try self.file.read(into: &buffer, offset: offset, count: count, what: "a stored file")
+        return buffer
+    }
+}
+
+/// An open file descriptor, closed when the last reference goes.
+final class OpenDescriptor: Sendable {
+    let value: Int32
+
+    init(_ value: Int32) {
+        self.value = value
+    }
+
+    deinit {
+        close(self.value)
+    }
+
+    /// Appends exactly `count` bytes read at `offset` to `buffer` (blocking).
+    /// - Parameter what: Names the file in the error when it ends early.
+    func read(into buffer: inout ByteBuffer, offset: Int64, count: Int, what: String) throws(AWSErrorResponse) {
         var done = 0
         while done < count {
             var failure: Int32 = 0
             let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count - done) { pointer in
-                let result = pread(self.descriptor, pointer.baseAddress!, count - done, off_t(offset) + off_t(done))
+                let result = pread(self.value, pointer.baseAddress!, count - done, off_t(offset) + off_t(done))
                 if result < 0 {
                     failure = errno
                     return 0
@@ -163,10 +179,16 @@ final class StoredFile: Sendable {
             }
             if failure == EINTR { continue }
             if failure != 0 { throw ObjectStoreError.systemCall("pread", failure) }
-            guard read > 0 else { throw ObjectStoreError.internalError("a stored file ended early") }
+            guard read > 0 else { throw ObjectStoreError.internalError("\(what) ended early") }
             done += read
         }
-        return buffer
+    }
+
+    /// Exactly `count` bytes read at `offset` (blocking).
+    func bytes(offset: Int64, count: Int) throws(AWSErrorResponse) -> [UInt8] {
+        var buffer = ByteBuffer()
+        try self.read(into: &buffer, offset: offset, count: count, what: "a stored file")
+        return Array(buffer.readableBytesView)
     }
 }
 

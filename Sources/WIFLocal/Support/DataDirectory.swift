@@ -8,6 +8,7 @@ import WIFFoundation
 /// <root>/keys/        signing key and certificate, session and token secrets (mode 0600)
 /// <root>/buckets/<bucket>/…   objects and their metadata
 /// <root>/uploads/<upload id>/ parts of multipart uploads
+/// <root>/parts/<upload id>/   parts of the objects those uploads completed
 /// <root>/tmp/         files being written, renamed into place when complete
 /// ```
 struct DataDirectory: Sendable {
@@ -18,7 +19,7 @@ struct DataDirectory: Sendable {
     /// - Throws: ``LocalStackError`` when a folder cannot be created.
     init(root: String) throws(LocalStackError) {
         self.root = root
-        for folder in [root, self.keys, self.buckets, self.uploads, self.temporary] {
+        for folder in [root, self.keys, self.buckets, self.uploads, self.parts, self.temporary] {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
@@ -30,6 +31,7 @@ struct DataDirectory: Sendable {
     var keys: String { self.root + "/keys" }
     var buckets: String { self.root + "/buckets" }
     var uploads: String { self.root + "/uploads" }
+    var parts: String { self.root + "/parts" }
     var temporary: String { self.root + "/tmp" }
 
     /// Reads a secret kept in `keys/<name>`, or creates it with random bytes (mode 0600) when missing, so

@@ -49,7 +49,8 @@ import WIFTestSupport
                 #expect(wrongAudience.status == 401)
                 #expect(wrongAudience.body.contains("aud"), "\(wrongAudience.body)")
                 #expect(!wrongAudience.body.contains(otherApp))
-                let tampered = String(bob.dropLast(2)) + (bob.hasSuffix("AA") ? "BB" : "AA")
+                // The second-to-last character changes: every bit of it is the signature's, so the token stays well-formed.
+                let tampered = String(bob.dropLast(2)) + (bob.dropLast().hasSuffix("A") ? "B" : "A") + String(bob.suffix(1))
                 let badSignature = try await StackTestSupport.send("GET", url, headers: [("Authorization", tampered)])
                 #expect(badSignature.status == 401)
                 #expect(badSignature.body.contains("signature"), "\(badSignature.body)")

@@ -66,7 +66,8 @@ AWS = "aws"
 
 def install_missing():
     global S5CMD, AWS
-    S5CMD, AWS = peer_binaries.s5cmd(), peer_binaries.aws()
+    # s5cmd runs from a fresh copy, as wif-tool does, so both programs are cached alike (`installed_copy`).
+    S5CMD, AWS = servers.installed_copy(peer_binaries.s5cmd()), peer_binaries.aws()
     if shutil.which("hyperfine") is None:
         sys.exit("the files benchmark times cold listings with hyperfine (apt-get install hyperfine)")
 
@@ -362,7 +363,7 @@ class ForeignLoad:
 def main():
     options = arguments()
     install_missing()
-    tool = os.environ.get("WIF_TOOL") or servers.wif_tool()
+    tool = servers.installed_copy(os.environ["WIF_TOOL"]) if os.environ.get("WIF_TOOL") else servers.wif_tool()
     work = tempfile.mkdtemp(prefix="wif-bench-files-")
     load = ForeignLoad()
     report = []

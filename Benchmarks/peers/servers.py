@@ -1,6 +1,7 @@
 """Starts the servers the load benchmarks compare, each on a free loopback port in its own process group:
 swift-wif's local stack (`wif-tool local serve`), moto_server, and SeaweedFS (`weed mini`) with STS
 federated to the local stack's issuer. Every server is stopped when its `with` block ends."""
+import atexit
 import base64
 import json
 import os
@@ -122,17 +123,35 @@ def wrk_script(url, script, seconds, connections, fail_on=None, p99=False):
 
 
 def wif_tool():
-    """The release wif-tool binary, built when missing or older than the sources.
+    """The release wif-tool binary, built when missing or older than the sources, and copied as the README
+    installs it.
 
     Built as the README says to install it, with the Swift runtime linked in and position-dependent: a
     process that loads the runtime and Foundation as shared libraries, or whose loader must relocate the
-    binary's data, spends several milliseconds more starting up, a large part of a cold `wif-tool list`."""
+    binary's data, spends several milliseconds more starting up, a large part of a cold `wif-tool list`.
+
+    Run from a copy (`installed_copy`), as the README's `install` makes one."""
     build = ["swift", "build", "-c", "release", "--static-swift-stdlib"]
     subprocess.run(build + ["-Xlinker", "-no-pie", "--product", "wif-tool"], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL)
     path = subprocess.run(build + ["--show-bin-path"], cwd=ROOT, check=True,
                           capture_output=True, text=True).stdout.strip()
-    return os.path.join(path, "wif-tool")
+    return installed_copy(os.path.join(path, "wif-tool"))
+
+
+def installed_copy(program):
+    """A fresh copy of `program`, as `install` makes one, removed when the benchmark ends.
+
+    How the kernel holds a program's file in its cache changes how much of it a process maps: a binary
+    read from disk in one sequential pass (copied from, checksummed) is cached in large blocks, and each
+    block is mapped whole at its first touch. `wif-tool --help` was resident in 32 MiB that way and in
+    18 MiB run straight from disk or from a copy; s5cmd in 15 MiB and 13 MiB. A copy just written is
+    cached the same way whatever happened to the original, so every tool's memory is measured alike."""
+    folder = tempfile.mkdtemp(prefix="wif-bench-program-")
+    atexit.register(shutil.rmtree, folder, True)
+    copy = os.path.join(folder, os.path.basename(program))
+    shutil.copy(program, copy)
+    return copy
 
 
 class Server:

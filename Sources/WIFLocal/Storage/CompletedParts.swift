@@ -80,11 +80,50 @@ final class CompletedParts: Sendable {
         if remove { self.remove(uploadId) }
     }
 
-    /// Removes every folder no object lists, left by a stop between moving an upload's parts and
-    /// committing its object, or between replacing an object and removing its parts.
-    func removeUnreferenced(keeping referenced: Set<String>) {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: self.root)) ?? [] where !referenced.contains(name) {
-            ObjectStore.removeTree(self.root + "/" + name)
+    /// What the store's start found of the objects whose bodies are in `parts/`.
+    struct Scan {
+        /// The part numbers of each upload an object lists, by upload id.
+        var referenced: [String: [Int]] = [:]
+        /// Whether every stored object could be read, so that a folder no object lists is truly unused.
+        var complete = true
+    }
+
+    /// Puts `parts/` in order after a stop, given what the store's start found:
+    /// - a folder an object lists loses the upload's record and the parts the object does not use,
+    ///   left by a stop just after the object was committed;
+    /// - a folder no object lists that still holds the upload's record goes back to `uploads/`: the
+    ///   stop came before its completion was committed, so the upload is still open;
+    /// - any other folder no object lists is removed (its object was replaced or deleted), unless some
+    ///   stored object could not be read, whose parts it may hold.
+    func recover(_ scan: Scan, uploads: String, logger: Logger) {
+        var kept = 0
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: self.root)) ?? [] {
+            let folder = self.folder(name)
+            if let numbers = scan.referenced[name] {
+                self.trim(name, keeping: numbers)
+            } else if access(folder + "/upload.json", F_OK) == 0 {
+                if rename(folder, uploads + "/" + name) != 0 {
+                    logger.error("cannot move an uncompleted upload back", metadata: ["wif.s3.upload": "\(name)", "wif.s3.errno": "\(errno)"])
+                }
+            } else if scan.complete {
+                ObjectStore.removeTree(folder)
+            } else {
+                kept += 1
+            }
+        }
+        if kept > 0 {
+            logger.warning(
+                "keeping parts that no object lists, because some stored objects could not be read",
+                metadata: ["wif.s3.folders": "\(kept)"])
+        }
+    }
+
+    /// Removes from a completed upload's folder its record and the parts its object does not use.
+    func trim(_ uploadId: String, keeping numbers: [Int]) {
+        let folder = self.folder(uploadId)
+        let kept = Set(numbers.map(ObjectStore.partName))
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where !kept.contains(name) {
+            unlink(folder + "/" + name)
         }
     }
 
@@ -194,15 +233,6 @@ extension ObjectStore {
     func restoreParts(of uploadId: String) {
         if rename(self.completedParts.folder(uploadId), self.uploadPath(uploadId)) != 0 {
             self.logger.error("cannot move the parts of a multipart upload back", metadata: ["wif.s3.upload": "\(uploadId)", "wif.s3.errno": "\(errno)"])
-        }
-    }
-
-    /// Removes from a completed upload's folder its record and the parts its object does not use.
-    func keepOnlyParts(_ numbers: [Int], of uploadId: String) {
-        let folder = self.completedParts.folder(uploadId)
-        let kept = Set(numbers.map(Self.partName))
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where !kept.contains(name) {
-            unlink(folder + "/" + name)
         }
     }
 

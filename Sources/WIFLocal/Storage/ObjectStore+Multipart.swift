@@ -156,14 +156,16 @@ extension ObjectStore {
     @discardableResult
     func completeMultipartUpload(bucket: String, key: String, uploadId: String, parts: [CompletedPart]) async throws(AWSErrorResponse) -> ObjectInfo {
         let state = try self.bucket(bucket)
+        // Claimed first: while a completion runs, the upload's folder may be in `parts/`, and another
+        // completion or an abort must hear that one is in progress, not that the upload is gone.
+        try self.claim(uploadId)
+        defer { self.uploadsInFlight.withLock { _ = $0.remove(uploadId) } }
         let upload = try self.upload(bucket: bucket, key: key, uploadId: uploadId)
         guard let objectKey = upload.objectKey else { throw ObjectStoreError.noSuchUpload(uploadId) }
         guard !parts.isEmpty else { throw ObjectStoreError.malformedXML("CompleteMultipartUpload names no part") }
         for (previous, next) in zip(parts, parts.dropFirst()) where next.partNumber <= previous.partNumber {
             throw ObjectStoreError.invalidPartOrder(uploadId: uploadId)
         }
-        try self.claim(uploadId)
-        defer { self.uploadsInFlight.withLock { _ = $0.remove(uploadId) } }
 
         let stored = try self.parts(of: uploadId)
         var files: [StoredFile] = []
@@ -225,7 +227,7 @@ extension ObjectStore {
                 if error.code == "NoSuchBucket" { Self.removeTree(self.completedParts.folder(uploadId)) } else { self.restoreParts(of: uploadId) }
                 throw error
             }
-            self.keepOnlyParts(parts.map(\.partNumber), of: uploadId)
+            self.completedParts.trim(uploadId, keeping: parts.map(\.partNumber))
         } else {
             record.bodyParts = nil
             try await self.concatenate(files, into: output)
@@ -253,9 +255,10 @@ extension ObjectStore {
     /// Aborts an upload and deletes its parts.
     /// - Throws: `NoSuchBucket`, `NoSuchUpload`, `OperationAborted` while it is being completed.
     func abortMultipartUpload(bucket: String, key: String, uploadId: String) async throws(AWSErrorResponse) {
-        _ = try self.upload(bucket: bucket, key: key, uploadId: uploadId)
+        _ = try self.bucket(bucket)
         try self.claim(uploadId)
         defer { self.uploadsInFlight.withLock { _ = $0.remove(uploadId) } }
+        _ = try self.upload(bucket: bucket, key: key, uploadId: uploadId)
         guard self.discardUpload(uploadId) else { throw ObjectStoreError.noSuchUpload(uploadId) }
     }
 

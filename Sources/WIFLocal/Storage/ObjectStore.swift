@@ -89,6 +89,7 @@ final class ObjectStore: Sendable {
         self.completedParts = CompletedParts(root: data.parts)
         Self.emptyFolder(data.temporary)
         var loaded: [String: BucketState] = [:]
+        var scan = CompletedParts.Scan()
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: data.buckets)
@@ -99,9 +100,9 @@ final class ObjectStore: Sendable {
             var isDirectory: ObjCBool = false
             let path = data.buckets + "/" + name
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { continue }
-            loaded[name] = try Self.loadBucket(name: name, path: path, now: timeSource.now(), logger: logger)
+            loaded[name] = try Self.loadBucket(name: name, path: path, now: timeSource.now(), scan: &scan, logger: logger)
         }
-        self.completedParts.removeUnreferenced(keeping: Set(loaded.values.flatMap { $0.index.withLock { $0.entries.compactMap(\.partsUploadId) } }))
+        self.completedParts.recover(scan, uploads: data.uploads, logger: logger)
         self.buckets = Mutex(loaded)
         for name in buckets {
             if let reason = BucketName.check(name) {
@@ -202,7 +203,11 @@ final class ObjectStore: Sendable {
 
     // MARK: Loading
 
-    private static func loadBucket(name: String, path: String, now: Date, logger: Logger) throws(LocalStackError) -> BucketState {
+    /// Loads a bucket's index, noting in `scan` the uploads whose parts its objects use and whether any
+    /// stored object could not be read.
+    private static func loadBucket(
+        name: String, path: String, now: Date, scan: inout CompletedParts.Scan, logger: Logger
+    ) throws(LocalStackError) -> BucketState {
         var creationDate = now
         if let data = FileManager.default.contents(atPath: path + "/bucket.json"),
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
@@ -210,20 +215,39 @@ final class ObjectStore: Sendable {
             creationDate = Date(timeIntervalSince1970: milliseconds.doubleValue / 1000)
         }
         var entries: [IndexEntry] = []
-        let folders = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        var folders: [String] = []
+        do {
+            folders = try FileManager.default.contentsOfDirectory(atPath: path)
+        } catch {
+            scan.complete = false
+            logger.warning("skipping an unreadable bucket folder", metadata: ["wif.s3.bucket": "\(name)"])
+        }
         for folder in folders where folder.utf8.count == 2 && folder.utf8.allSatisfy(\.isLowerHexDigit) {
             let folderPath = path + "/" + folder
-            for file in (try? FileManager.default.contentsOfDirectory(atPath: folderPath)) ?? [] {
+            let files: [String]
+            do {
+                files = try FileManager.default.contentsOfDirectory(atPath: folderPath)
+            } catch {
+                scan.complete = false
+                logger.warning("skipping an unreadable folder of stored objects", metadata: ["wif.s3.bucket": "\(name)", "wif.s3.folder": "\(folder)"])
+                continue
+            }
+            for file in files {
                 guard file.utf8.count == 64, file.utf8.allSatisfy(\.isLowerHexDigit) else { continue }
                 do {
                     guard let stored = try StoredFile.load(path: folderPath + "/" + file), let key = stored.record.objectKey,
                         key.storageName.file == file
                     else {
+                        scan.complete = false
                         logger.warning("skipping a stored object whose record does not match its name", metadata: ["wif.s3.bucket": "\(name)", "wif.s3.file": "\(file)"])
                         continue
                     }
+                    if let parts = stored.record.bodyParts, let uploadId = stored.record.uploadId {
+                        scan.referenced[uploadId] = parts.map(\.number)
+                    }
                     entries.append(IndexEntry(key: key, record: stored.record))
                 } catch {
+                    scan.complete = false
                     logger.warning("skipping an unreadable stored object", metadata: ["wif.s3.bucket": "\(name)", "wif.s3.file": "\(file)", "wif.s3.error": "\(error.message)"])
                 }
             }

@@ -156,4 +156,85 @@ struct ObjectStoreCompletedPartsTests {
             #expect(try await store.listParts(bucket: Support.bucket, key: "k", uploadId: upload.uploadId).parts.map(\.size) == [5])
         }
     }
+
+    @Test func aStopBeforeTheCompletionWasCommittedLeavesTheUploadOpen() async throws {
+        let root = Support.makeRoot()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let uploadId: String
+        var etags: [String] = []
+        do {
+            let store = try Support.openStore(root: root, configuration: Self.smallParts)
+            uploadId = try await store.createMultipartUpload(bucket: Support.bucket, key: "k").uploadId
+            for number in 1...2 {
+                etags.append(try await store.uploadPart(
+                    bucket: Support.bucket, key: "k", uploadId: uploadId, partNumber: number,
+                    body: StorageBody(Support.bytes(1024, seed: UInt64(number)))).etag)
+            }
+            // Where a completion stands after moving the parts, before its object is committed.
+            #expect(try store.moveParts(of: uploadId, checked: []))
+        }
+        let store = try Support.openStore(root: root, configuration: Self.smallParts)
+        #expect(!Self.folderExists(root + "/parts/" + uploadId))
+        #expect(try await store.listMultipartUploads(bucket: Support.bucket).map(\.uploadId) == [uploadId])
+        let object = try await store.completeMultipartUpload(
+            bucket: Support.bucket, key: "k", uploadId: uploadId,
+            parts: etags.enumerated().map { CompletedPart(partNumber: $0.offset + 1, etag: $0.element) })
+        #expect(object.size == 2048)
+        #expect(try await Support.read(store, "k") == Support.bytes(1024, seed: 1) + Support.bytes(1024, seed: 2))
+    }
+
+    @Test func aStopJustAfterTheCommitIsTidiedAtTheNextStart() async throws {
+        let root = Support.makeRoot()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let completed: (object: ObjectInfo, uploadId: String, bytes: [UInt8])
+        do {
+            let store = try Support.openStore(root: root, configuration: Self.smallParts)
+            completed = try await Self.complete(store, key: "k", sizes: [1024, 5], named: [1, 2])
+        }
+        // What the folder held before the upload's record and its unused parts were removed.
+        let folder = root + "/parts/" + completed.uploadId
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: folder + "/upload.json"))
+        try Data("unused".utf8).write(to: URL(fileURLWithPath: folder + "/00007"))
+
+        let store = try Support.openStore(root: root, configuration: Self.smallParts)
+        #expect(try Support.files(under: folder) == ["00001", "00002"])
+        #expect(try await store.listMultipartUploads(bucket: Support.bucket).isEmpty)
+        #expect(try await Support.read(store, "k") == completed.bytes)
+    }
+
+    @Test func partsNoObjectListsAreKeptWhileAStoredObjectCannotBeRead() async throws {
+        let root = Support.makeRoot()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        do {
+            let store = try Support.openStore(root: root, configuration: Self.smallParts)
+            _ = try await Self.complete(store, key: "k", sizes: [1024, 5])
+        }
+        let orphan = root + "/parts/" + String(repeating: "cd", count: 24)
+        try FileManager.default.createDirectory(atPath: orphan, withIntermediateDirectories: false)
+        try Data("maybe the body of the damaged object".utf8).write(to: URL(fileURLWithPath: orphan + "/00001"))
+        let damagedFolder = root + "/buckets/" + Support.bucket + "/00"
+        try FileManager.default.createDirectory(atPath: damagedFolder, withIntermediateDirectories: true)
+        try Data("not a stored object".utf8).write(to: URL(fileURLWithPath: damagedFolder + "/" + String(repeating: "0", count: 64)))
+
+        _ = try Support.openStore(root: root, configuration: Self.smallParts)
+        #expect(Self.folderExists(orphan))
+        try FileManager.default.removeItem(atPath: damagedFolder + "/" + String(repeating: "0", count: 64))
+        _ = try Support.openStore(root: root, configuration: Self.smallParts)
+        #expect(!Self.folderExists(orphan))
+    }
+
+    @Test func callsOnAnUploadBeingCompletedAreToldOneIsInProgress() async throws {
+        try await Support.withStore(configuration: Self.smallParts) { store, _ in
+            let upload = try await store.createMultipartUpload(bucket: Support.bucket, key: "k")
+            let part = try await store.uploadPart(bucket: Support.bucket, key: "k", uploadId: upload.uploadId, partNumber: 1, body: StorageBody("x"))
+            // A completion between moving the parts and committing the object.
+            store.uploadsInFlight.withLock { _ = $0.insert(upload.uploadId) }
+            #expect(try store.moveParts(of: upload.uploadId, checked: []))
+            await expectStoreError("OperationAborted") {
+                _ = try await store.completeMultipartUpload(
+                    bucket: Support.bucket, key: "k", uploadId: upload.uploadId, parts: [CompletedPart(partNumber: 1, etag: part.etag)])
+            }
+            await expectStoreError("OperationAborted") { try await store.abortMultipartUpload(bucket: Support.bucket, key: "k", uploadId: upload.uploadId) }
+        }
+    }
 }

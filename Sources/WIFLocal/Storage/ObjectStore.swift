@@ -297,15 +297,9 @@ struct IndexEntry: Sendable {
     var lastModified: Date
     /// The upload whose parts, in `parts/`, hold the object's body; `nil` when its own file does.
     var partsUploadId: String? = nil
+}
 
-    init(key: ObjectKey, size: Int64, etag: String, lastModified: Date, partsUploadId: String? = nil) {
-        self.key = key
-        self.size = size
-        self.etag = etag
-        self.lastModified = lastModified
-        self.partsUploadId = partsUploadId
-    }
-
+extension IndexEntry {
     init(key: ObjectKey, record: StoredRecord) {
         self.init(
             key: key, size: record.size, etag: record.etag, lastModified: record.lastModifiedDate,

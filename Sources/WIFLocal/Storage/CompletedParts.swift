@@ -206,10 +206,40 @@ final class PartReader: Sendable {
 extension ObjectStore {
     // MARK: Completing an upload into its parts
 
+    /// Flushes a folder's entries to disk when writes are synced, so that a rename in it survives a power
+    /// loss before what depends on it: an object's record naming parts that were just moved, or the
+    /// removal of parts an object no longer names.
+    /// - Returns: 0, or the `errno` of the failure.
+    func synchronizeFolder(_ path: String) async -> Int32 {
+        guard self.configuration.synchronizeWrites else { return 0 }
+        let flush: @Sendable () -> Int32 = {
+            let descriptor = systemOpen(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+            guard descriptor >= 0 else { return errno }
+            defer { close(descriptor) }
+            return fsync(descriptor) == 0 ? 0 : errno
+        }
+        do {
+            return try await NIOThreadPool.singleton.runIfActive(flush)
+        } catch {
+            return flush()
+        }
+    }
+
+    /// Removes the parts of an object that was replaced or deleted once the change is on disk; when it
+    /// cannot be flushed, the parts stay, since the object may come back after a power loss.
+    func retireParts(_ uploadId: String, replacedIn folder: String) async {
+        let failure = await self.synchronizeFolder(folder)
+        guard failure == 0 else {
+            self.logger.error("keeping the parts of a replaced object: its folder cannot be synced", metadata: ["wif.s3.upload": "\(uploadId)", "wif.s3.errno": "\(failure)"])
+            return
+        }
+        self.completedParts.retire(uploadId)
+    }
+
     /// Moves an upload's folder to `parts/`, checking that each named part is still the file that was
     /// checked; when one is not, moves the folder back.
     /// - Returns: Whether the parts moved.
-    func moveParts(of uploadId: String, checked parts: [(number: Int, file: StoredFile)]) throws(AWSErrorResponse) -> Bool {
+    func moveParts(of uploadId: String, checked parts: [(number: Int, file: StoredFile)]) async throws(AWSErrorResponse) -> Bool {
         let folder = self.completedParts.folder(uploadId)
         guard rename(self.uploadPath(uploadId), folder) == 0 else {
             let error = errno
@@ -225,6 +255,11 @@ extension ObjectStore {
                 self.restoreParts(of: uploadId)
                 return false
             }
+        }
+        let failure = await self.synchronizeFolder(self.data.parts)
+        if failure != 0 {
+            self.restoreParts(of: uploadId)
+            throw ObjectStoreError.systemCall("fsync", failure)
         }
         return true
     }

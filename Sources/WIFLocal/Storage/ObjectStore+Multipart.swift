@@ -218,10 +218,10 @@ extension ObjectStore {
         // and the object's own file holds only its record. Should a part have been uploaded again since
         // it was checked, the checked files are copied into one instead.
         let output = try TemporaryFile(in: self.data.temporary)
-        if try self.moveParts(of: uploadId, checked: zip(parts, files).map { ($0.partNumber, $1) }) {
+        if try await self.moveParts(of: uploadId, checked: zip(parts, files).map { ($0.partNumber, $1) }) {
             do {
                 try await output.finish(record: record, synchronize: self.configuration.synchronizeWrites)
-                try self.commit(output, key: objectKey, record: record, in: state)
+                try await self.commit(output, key: objectKey, record: record, in: state)
             } catch {
                 // A bucket deleted meanwhile took its uploads with it.
                 if error.code == "NoSuchBucket" { Self.removeTree(self.completedParts.folder(uploadId)) } else { self.restoreParts(of: uploadId) }
@@ -232,7 +232,7 @@ extension ObjectStore {
             record.bodyParts = nil
             try await self.concatenate(files, into: output)
             try await output.finish(record: record, synchronize: self.configuration.synchronizeWrites)
-            try self.commit(output, key: objectKey, record: record, in: state)
+            try await self.commit(output, key: objectKey, record: record, in: state)
             self.discardUpload(uploadId)
         }
         return Self.info(key: key, record: record)

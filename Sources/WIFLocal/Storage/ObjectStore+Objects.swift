@@ -143,7 +143,7 @@ extension ObjectStore {
             encryption: encryption.map { Self.encryption($0, length: file.written, iv: iv) }
         )
         try await file.finish(record: record, synchronize: self.configuration.synchronizeWrites)
-        try self.commit(file, key: objectKey, record: record, in: state)
+        try await self.commit(file, key: objectKey, record: record, in: state)
         return Self.info(key: key, record: record)
     }
 
@@ -232,7 +232,7 @@ extension ObjectStore {
 
     /// Renames a finished temporary file over the object's path and records it in the index, under the
     /// bucket's lock so the index and the disk agree on which of two racing puts won.
-    func commit(_ file: TemporaryFile, key: ObjectKey, record: StoredRecord, in state: BucketState) throws(AWSErrorResponse) {
+    func commit(_ file: TemporaryFile, key: ObjectKey, record: StoredRecord, in state: BucketState) async throws(AWSErrorResponse) {
         let location = state.location(of: key)
         let replaced = try state.index.withLock { index throws(AWSErrorResponse) -> String? in
             guard !index.removed else { throw ObjectStoreError.noSuchBucket(state.name) }
@@ -246,7 +246,7 @@ extension ObjectStore {
             index.insert(IndexEntry(key: key, record: record))
             return previous
         }
-        if let replaced { self.completedParts.retire(replaced) }
+        if let replaced { await self.retireParts(replaced, replacedIn: location.folder) }
     }
 
     static func checkMetadata(_ attributes: ObjectAttributes) throws(AWSErrorResponse) {
@@ -351,7 +351,7 @@ extension ObjectStore {
             let removed = index.entry(objectKey)
             return (index.remove(objectKey), removed?.partsUploadId)
         }
-        if let parts = outcome.parts { self.completedParts.retire(parts) }
+        if let parts = outcome.parts { await self.retireParts(parts, replacedIn: state.location(of: objectKey).folder) }
         return outcome.deleted
     }
 

@@ -263,6 +263,7 @@ final class TemporaryFile {
 
 }
 
-private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+/// `open(2)`, for types whose own `open` methods hide it.
+func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
     open(path, flags, mode)
 }

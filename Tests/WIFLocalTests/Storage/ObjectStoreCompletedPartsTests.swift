@@ -150,7 +150,7 @@ struct ObjectStoreCompletedPartsTests {
             let checked = try #require(try StoredFile.load(path: store.uploadPath(upload.uploadId) + "/00001"))
             try await store.uploadPart(bucket: Support.bucket, key: "k", uploadId: upload.uploadId, partNumber: 1, body: StorageBody("again"))
 
-            #expect(try store.moveParts(of: upload.uploadId, checked: [(1, checked)]) == false)
+            #expect(try await store.moveParts(of: upload.uploadId, checked: [(1, checked)]) == false)
             #expect(Self.folderExists(store.uploadPath(upload.uploadId)))
             #expect(!Self.folderExists(root + "/parts/" + upload.uploadId))
             #expect(try await store.listParts(bucket: Support.bucket, key: "k", uploadId: upload.uploadId).parts.map(\.size) == [5])
@@ -171,7 +171,7 @@ struct ObjectStoreCompletedPartsTests {
                     body: StorageBody(Support.bytes(1024, seed: UInt64(number)))).etag)
             }
             // Where a completion stands after moving the parts, before its object is committed.
-            #expect(try store.moveParts(of: uploadId, checked: []))
+            #expect(try await store.moveParts(of: uploadId, checked: []))
         }
         let store = try Support.openStore(root: root, configuration: Self.smallParts)
         #expect(!Self.folderExists(root + "/parts/" + uploadId))
@@ -229,12 +229,27 @@ struct ObjectStoreCompletedPartsTests {
             let part = try await store.uploadPart(bucket: Support.bucket, key: "k", uploadId: upload.uploadId, partNumber: 1, body: StorageBody("x"))
             // A completion between moving the parts and committing the object.
             store.uploadsInFlight.withLock { _ = $0.insert(upload.uploadId) }
-            #expect(try store.moveParts(of: upload.uploadId, checked: []))
+            #expect(try await store.moveParts(of: upload.uploadId, checked: []))
             await expectStoreError("OperationAborted") {
                 _ = try await store.completeMultipartUpload(
                     bucket: Support.bucket, key: "k", uploadId: upload.uploadId, parts: [CompletedPart(partNumber: 1, etag: part.etag)])
             }
             await expectStoreError("OperationAborted") { try await store.abortMultipartUpload(bucket: Support.bucket, key: "k", uploadId: upload.uploadId) }
         }
+    }
+
+    @Test func withWritesSyncedToDiskPartsMoveAndGoAsWithout() async throws {
+        let root = Support.makeRoot()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var configuration = Self.smallParts
+        configuration.synchronizeWrites = true
+        let store = try ObjectStore(data: try DataDirectory(root: root), buckets: [Support.bucket], configuration: configuration, timeSource: Support.clock)
+        let first = try await Self.complete(store, key: "k", sizes: [1024, 3])
+        #expect(try await Support.read(store, "k") == first.bytes)
+        try await store.putObject(bucket: Support.bucket, key: "k", body: StorageBody("small"))
+        #expect(!Self.folderExists(root + "/parts/" + first.uploadId))
+        let second = try await Self.complete(store, key: "k", sizes: [1024, 4])
+        #expect(try await store.deleteObject(bucket: Support.bucket, key: "k"))
+        #expect(!Self.folderExists(root + "/parts/" + second.uploadId))
     }
 }

@@ -8,9 +8,9 @@ import Testing
 struct ObjectStoreCompletedPartsTests {
     typealias Support = StorageTestSupport
 
+    /// Small parts, read in chunks smaller than a part so that reads cross part boundaries.
     static var smallParts: ObjectStore.Configuration {
-        var configuration = ObjectStore.Configuration()
-        configuration.minimumPartSize = 1024
+        var configuration = ObjectStoreMultipartTests.smallParts
         configuration.readChunkSize = 4096
         return configuration
     }
@@ -39,6 +39,15 @@ struct ObjectStoreCompletedPartsTests {
     static func folderExists(_ path: String) -> Bool {
         var isDirectory: ObjCBool = false
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
+    /// A folder in `parts/` that no object lists, holding one part: what a stop leaves between replacing
+    /// an object and removing its parts.
+    static func unlistedParts(in root: String, id: String, content: String) throws -> String {
+        let folder = root + "/parts/" + String(repeating: id, count: 24)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        try Data(content.utf8).write(to: URL(fileURLWithPath: folder + "/00001"))
+        return folder
     }
 
     /// The bytes of every file under a folder.
@@ -130,10 +139,7 @@ struct ObjectStoreCompletedPartsTests {
             let store = try Support.openStore(root: root, configuration: Self.smallParts)
             completed = try await Self.complete(store, key: "kept", sizes: [1500, 1])
         }
-        // What a stop between moving an upload's parts and committing its object leaves.
-        let orphan = root + "/parts/" + String(repeating: "ab", count: 24)
-        try FileManager.default.createDirectory(atPath: orphan, withIntermediateDirectories: false)
-        try Data("left over".utf8).write(to: URL(fileURLWithPath: orphan + "/00001"))
+        let orphan = try Self.unlistedParts(in: root, id: "ab", content: "left over")
 
         let store = try Support.openStore(root: root, configuration: Self.smallParts)
         #expect(!Self.folderExists(orphan))
@@ -209,9 +215,7 @@ struct ObjectStoreCompletedPartsTests {
             let store = try Support.openStore(root: root, configuration: Self.smallParts)
             _ = try await Self.complete(store, key: "k", sizes: [1024, 5])
         }
-        let orphan = root + "/parts/" + String(repeating: "cd", count: 24)
-        try FileManager.default.createDirectory(atPath: orphan, withIntermediateDirectories: false)
-        try Data("maybe the body of the damaged object".utf8).write(to: URL(fileURLWithPath: orphan + "/00001"))
+        let orphan = try Self.unlistedParts(in: root, id: "cd", content: "maybe the body of the damaged object")
         let damagedFolder = root + "/buckets/" + Support.bucket + "/00"
         try FileManager.default.createDirectory(atPath: damagedFolder, withIntermediateDirectories: true)
         try Data("not a stored object".utf8).write(to: URL(fileURLWithPath: damagedFolder + "/" + String(repeating: "0", count: 64)))

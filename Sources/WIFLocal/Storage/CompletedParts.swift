@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import NIOCore
-import NIOPosix
 import Synchronization
 import WIFFoundation
 
@@ -212,16 +211,11 @@ extension ObjectStore {
     /// - Returns: 0, or the `errno` of the failure.
     func synchronizeFolder(_ path: String) async -> Int32 {
         guard self.configuration.synchronizeWrites else { return 0 }
-        let flush: @Sendable () -> Int32 = {
+        return await blockingFileWork {
             let descriptor = systemOpen(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
             guard descriptor >= 0 else { return errno }
             defer { close(descriptor) }
             return fsync(descriptor) == 0 ? 0 : errno
-        }
-        do {
-            return try await NIOThreadPool.singleton.runIfActive(flush)
-        } catch {
-            return flush()
         }
     }
 
@@ -274,12 +268,7 @@ extension ObjectStore {
     /// Copies the bodies of parts one after the other into a file.
     func concatenate(_ files: [StoredFile], into output: TemporaryFile) async throws(AWSErrorResponse) {
         let descriptor = output.descriptor
-        let copied: Int32
-        do {
-            copied = try await NIOThreadPool.singleton.runIfActive { Self.concatenate(files, into: descriptor) }
-        } catch {
-            copied = Self.concatenate(files, into: descriptor)
-        }
+        let copied = await blockingFileWork { Self.concatenate(files, into: descriptor) }
         if copied != 0 { throw ObjectStoreError.systemCall("write", copied) }
         try output.skip(files.reduce(0) { $0 + $1.bodyLength })
     }

@@ -1,6 +1,5 @@
 import Foundation
 import NIOCore
-import NIOPosix
 
 /// The additional checksum stored with an object or a part, as S3 keeps it: the algorithm, the value
 /// (base64 of the big-endian digest, with `-<parts>` after a composite one) and its type.
@@ -123,14 +122,7 @@ extension ObjectStore {
                 }
                 return hasher.finalize()
             }
-            let value: String
-            do {
-                value = try await NIOThreadPool.singleton.runIfActive { try compute() }
-            } catch let error as AWSErrorResponse {
-                throw error
-            } catch {
-                value = try compute()
-            }
+            let value = try await blockingFileWork(compute)
             return StoredChecksum(algorithm: algorithm, value: value, type: .fullObject)
         }
     }

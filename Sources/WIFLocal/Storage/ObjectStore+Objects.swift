@@ -338,20 +338,20 @@ extension ObjectStore {
     func deleteObject(bucket: String, key: String, ifMatch: String? = nil) async throws(AWSErrorResponse) -> Bool {
         let state = try self.bucket(bucket)
         let objectKey = try ObjectKey(key)
-        let path = state.location(of: objectKey).file
+        let location = state.location(of: objectKey)
         let outcome = try state.index.withLock { index throws(AWSErrorResponse) -> (deleted: Bool, parts: String?) in
             guard !index.removed else { throw ObjectStoreError.noSuchBucket(bucket) }
             if let ifMatch {
                 guard let entry = index.entry(objectKey) else { throw ObjectStoreError.noSuchKey(key) }
                 guard S3Conditions.etagList(ifMatch, matches: entry.etag) else { throw S3Errors.preconditionFailed("If-Match") }
             }
-            if unlink(path) != 0 {
+            if unlink(location.file) != 0 {
                 guard errno == ENOENT || errno == ENOTDIR else { throw ObjectStoreError.systemCall("unlink", errno) }
             }
             let removed = index.entry(objectKey)
             return (index.remove(objectKey), removed?.partsUploadId)
         }
-        if let parts = outcome.parts { await self.retireParts(parts, replacedIn: state.location(of: objectKey).folder) }
+        if let parts = outcome.parts { await self.retireParts(parts, replacedIn: location.folder) }
         return outcome.deleted
     }
 

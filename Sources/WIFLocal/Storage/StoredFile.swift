@@ -235,12 +235,7 @@ final class TemporaryFile {
         }
         let descriptor = self.descriptor
         if synchronize {
-            let result: Int32
-            do {
-                result = try await NIOThreadPool.singleton.runIfActive { fsync(descriptor) == 0 ? 0 : errno }
-            } catch {
-                result = fsync(descriptor) == 0 ? 0 : errno
-            }
+            let result = await blockingFileWork { fsync(descriptor) == 0 ? 0 : errno }
             if result != 0 { throw ObjectStoreError.systemCall("fsync", result) }
         }
         guard close(descriptor) == 0 else {
@@ -261,6 +256,19 @@ final class TemporaryFile {
         if !self.released { unlink(self.path) }
     }
 
+}
+
+/// Runs blocking file work on NIO's thread pool, or on the caller's thread when the pool is not running.
+func blockingFileWork<T: Sendable, Failure: Error>(
+    _ work: @escaping @Sendable () throws(Failure) -> T
+) async throws(Failure) -> T {
+    do {
+        return try await NIOThreadPool.singleton.runIfActive { () throws(Failure) -> T in try work() }
+    } catch let error as Failure {
+        throw error
+    } catch {
+        return try work()
+    }
 }
 
 /// `open(2)`, for types whose own `open` methods hide it.

@@ -45,6 +45,12 @@ public final class LoopbackConnection: @unchecked Sendable {
         guard sent == bytes.count else { throw MotoServerError(description: "send() failed: errno \(errno)") }
     }
 
+    /// Ends the connection from this side (both directions), as a client that goes away does; the
+    /// descriptor itself is released when the connection is.
+    public func shutDown() {
+        _ = shutdown(self.descriptor, Int32(SHUT_RDWR))
+    }
+
     /// What the peer does within `timeout`: the bytes it sent (up to 64 KiB, as soon as some arrive),
     /// `closed` when it closed the connection, `silent` when nothing happened.
     public enum Event: Equatable, Sendable {

@@ -106,7 +106,7 @@ import WIFTestSupport
         let config = home.appendingPathComponent("stack.json")
         try Data(#"""
             {"apis": [{"name": "robots", "schema": "type Job @model @auth(rules: [{ allow: custom }]) { id: ID! task: String }",
-                       "authorizationModes": ["AWS_LAMBDA"], "lambdaAuthorizer": {"command": ["./authorizer.py"], "timeoutSeconds": 5}}]}
+                       "authorizationModes": ["AWS_LAMBDA"], "lambdaAuthorizer": {"command": ["./authorizer.py"], "timeoutSeconds": 60}}]}
             """#.utf8).write(to: config)
         let server = try ServeProcess(
             ["local", "serve", "--json", "--config", config.path, "--data-dir", home.appendingPathComponent("data").path], home: home)

@@ -185,7 +185,7 @@ import Darwin
         // Port 0's pick is closed again at once, so nothing listens there.
         let port = try Loopback.freePort()
         let client = try STSClient(
-            configuration: .init(region: "us-east-1", endpoint: "http://127.0.0.1:\(port)", retry: .disabled, timeout: .seconds(2)),
+            configuration: .init(region: "us-east-1", endpoint: "http://127.0.0.1:\(port)", retry: .disabled, timeout: .seconds(30)),
             environment: [:]
         )
         do {

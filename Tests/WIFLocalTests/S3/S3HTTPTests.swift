@@ -145,7 +145,7 @@ struct S3HTTPTests {
             let refused = try LoopbackConnection(port: endpoint.port)
             let wrongKey = AWSCredentials(accessKeyId: Self.admin.accessKeyId, secretAccessKey: "not-the-secret-key-at-all")
             try refused.send(try Self.expectContinueHead(port: endpoint.port, path: "/wif-personal/expect/refused.bin", length: 5, credentials: wrongKey))
-            let answer = await refused.readUntilClosed(timeout: .seconds(20))
+            let answer = await refused.readUntilClosed(timeout: .seconds(60))
             #expect(answer.received.hasPrefix("HTTP/1.1 403"), "\(answer.received.prefix(200))")
             #expect(!answer.received.contains("100 Continue"))
             #expect(answer.received.lowercased().contains("connection: close"))
@@ -154,7 +154,7 @@ struct S3HTTPTests {
             let allowed = try LoopbackConnection(port: endpoint.port)
             try allowed.send(try Self.expectContinueHead(
                 port: endpoint.port, path: "/wif-personal/expect/allowed.bin", length: 5, credentials: Self.adminCredentials))
-            guard case .received(let interim) = await allowed.next(timeout: .seconds(20)) else {
+            guard case .received(let interim) = await allowed.next(timeout: .seconds(60)) else {
                 Issue.record("no interim answer to an authorized request")
                 return
             }
@@ -162,7 +162,7 @@ struct S3HTTPTests {
             try allowed.send("hello")
             var final = interim
             while !final.contains("HTTP/1.1 200") {
-                guard case .received(let more) = await allowed.next(timeout: .seconds(20)) else { break }
+                guard case .received(let more) = await allowed.next(timeout: .seconds(60)) else { break }
                 final += more
             }
             #expect(final.contains("HTTP/1.1 200"), "\(final.prefix(400))")

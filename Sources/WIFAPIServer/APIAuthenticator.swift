@@ -212,7 +212,7 @@ public struct APIAuthenticator: Sendable {
 
     private func checkToken(_ authorization: String, request: Request, path: String, logger: Logger) async throws(APIAuthorizationError) -> APICaller {
         // A token verified before is known by its text, before any parsing.
-        let key = ExactText(authorization.hasPrefix("Bearer ") ? authorization.dropFirst(7) : Substring(authorization))
+        let key = ExactText(token: authorization.hasPrefix("Bearer ") ? authorization.dropFirst(7) : Substring(authorization))
         for authority in [self.userPool, self.oidc].compactMap({ $0 }) where self.modes.contains(authority.mode) {
             if let caller = try authority.cached(key) { return APICaller(mode: authority.mode, caller: caller) }
         }

@@ -92,7 +92,7 @@ extension APITokenAuthority {
     func verify(_ parsed: ParsedToken, logger: Logger) async throws(APIAuthorizationError) -> Caller {
         let mode = self.mode
         func refuse(_ message: String) -> APIAuthorizationError { .unauthorized(message, mode: mode) }
-        let exact = ExactText(parsed.compact)
+        let exact = ExactText(token: parsed.compact)
         if let cached = try self.cached(exact) { return cached }
         let header = parsed.header
         guard let algorithm = header.member("alg")?.stringValue else { throw refuse("the token's header has no alg") }

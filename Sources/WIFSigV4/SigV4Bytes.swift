@@ -191,20 +191,16 @@ package enum SigV4Bytes {
         return lhs.utf8.lexicographicallyPrecedes(rhs.utf8) ? -1 : 1
     }
 
-    /// Compares two strings' UTF-8 bytes with ASCII letters folded to lowercase.
+    /// Whether two strings hold the same UTF-8 bytes once ASCII letters are folded to lowercase: how
+    /// header names are matched. Different lengths end it at once, so a name is told from the others
+    /// of a list without reading them.
     @inline(__always)
-    static func compareCaseInsensitive(_ lhs: String, _ rhs: String) -> Int {
-        var left = lhs.utf8.makeIterator()
-        var right = rhs.utf8.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil): return 0
-            case (nil, _): return -1
-            case (_, nil): return 1
-            case (let l?, let r?):
-                let a = lowercased(l)
-                let b = lowercased(r)
-                if a != b { return a < b ? -1 : 1 }
+    static func equalsCaseInsensitive(_ lhs: String, _ rhs: String) -> Bool {
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        return withBytes(lhs) { left in
+            withBytes(rhs) { right in
+                for index in 0..<left.count where lowercased(left[index]) != lowercased(right[index]) { return false }
+                return true
             }
         }
     }

@@ -53,7 +53,7 @@ extension SigV4Canonical {
         entries.reserveCapacity(headers.count)
         for (order, header) in headers.enumerated() {
             if let signedHeaderNames {
-                guard signedHeaderNames.contains(where: { SigV4Bytes.compareCaseInsensitive($0, header.name) == 0 })
+                guard signedHeaderNames.contains(where: { SigV4Bytes.equalsCaseInsensitive($0, header.name) })
                 else { continue }
             } else if Self.isUnsignable(header.name) {
                 continue
@@ -62,7 +62,7 @@ extension SigV4Canonical {
         }
         if let signedHeaderNames {
             for name in signedHeaderNames
-            where !entries.contains(where: { SigV4Bytes.compareCaseInsensitive($0.name, name) == 0 }) {
+            where !entries.contains(where: { SigV4Bytes.equalsCaseInsensitive($0.name, name) }) {
                 throw SigV4Error.signing("the signed header '\(name)' is not in the request")
             }
         }

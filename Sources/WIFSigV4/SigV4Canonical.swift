@@ -47,7 +47,7 @@ package enum SigV4Canonical {
                 buffer.append(SigV4Bytes.slash)
                 return
             }
-            if rules.normalizesPath {
+            if rules.normalizesPath && !Self.isNormalPath(bytes) {
                 let normalized = Self.removingDotSegments(bytes)
                 normalized.withUnsafeBufferPointer { Self.appendEncodedPath($0, rules: rules, to: &buffer) }
             } else {
@@ -62,6 +62,26 @@ package enum SigV4Canonical {
         } else {
             SigV4Bytes.appendCanonicalEncoding(bytes, keepingSlash: true, to: &buffer)
         }
+    }
+
+    /// Whether ``removingDotSegments(_:)`` would give the path back unchanged: it is not empty and has no
+    /// empty, `.` or `..` segment (a trailing `/` is kept either way), so the usual path skips the copy.
+    static func isNormalPath(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = bytes.first else { return false }
+        var segmentStart = first == SigV4Bytes.slash ? 1 : 0
+        for index in segmentStart...bytes.count where index == bytes.count || bytes[index] == SigV4Bytes.slash {
+            let length = index - segmentStart
+            if length == 0 {
+                // Empty: allowed only at the very end, after `/` (a trailing slash, or the root path).
+                if index != bytes.count { return false }
+            } else if bytes[segmentStart] == SigV4Bytes.dot
+                && (length == 1 || (length == 2 && bytes[segmentStart + 1] == SigV4Bytes.dot))
+            {
+                return false
+            }
+            segmentStart = index + 1
+        }
+        return true
     }
 
     /// RFC 3986 dot-segment removal plus collapsing of empty segments, as AWS services other than

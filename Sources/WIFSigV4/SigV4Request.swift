@@ -110,7 +110,7 @@ public struct SigV4Request: Sendable, Hashable {
     /// - Parameter name: The header name.
     /// - Returns: Its first value, or `nil`.
     public func headerValue(_ name: String) -> String? {
-        self.headers.first { SigV4Bytes.compareCaseInsensitive($0.name, name) == 0 }?.value
+        self.headers.first { SigV4Bytes.equalsCaseInsensitive($0.name, name) }?.value
     }
 
     /// Percent-encodes text the way AWS expects: every byte of its UTF-8 except `A-Z a-z 0-9 - . _ ~`

@@ -56,4 +56,21 @@ import WIFFoundation
         #expect(cache[ExactText(plain)] == 1)
         #expect(cache[ExactText(lookalike)] == nil)
     }
+
+    /// A token key hashes only the token's length and end, yet still matches only the same bytes: two
+    /// tokens that differ before their last 64 bytes hash alike and are still different keys.
+    @Test func tokenKeysHashTheEndAndCompareEveryByte() {
+        let ending = String(repeating: "e", count: ExactText.sampledSuffixLength)
+        let token = "A" + String(repeating: "x", count: 900) + ending
+        let other = "B" + String(repeating: "x", count: 900) + ending
+        #expect(ExactText(token: token[...]).hashValue == ExactText(token: other[...]).hashValue)
+        #expect(ExactText(token: token[...]) != ExactText(token: other[...]))
+        #expect(ExactText(token: token[...]) == ExactText(token: ("Bearer " + token).dropFirst(7)))
+        let short = "TO\u{212A}EN"
+        #expect(ExactText(token: "TOKEN") != ExactText(token: short[...]))
+        let cache = BoundedCache<ExactText, Int>(capacity: 4)
+        cache.store(1, for: ExactText(token: token[...]))
+        #expect(cache[ExactText(token: token[...])] == 1)
+        #expect(cache[ExactText(token: other[...])] == nil)
+    }
 }

@@ -122,6 +122,24 @@ import Testing
         #expect(String(decoding: result, as: UTF8.self) == expected)
     }
 
+    /// The fast check agrees with the removal on every path of up to seven characters from `/`, `.` and `a`:
+    /// a path counts as normal exactly when the removal would give it back unchanged.
+    @Test func aPathIsNormalExactlyWhenRemovalKeepsIt() {
+        var paths: [[UInt8]] = [[]]
+        var frontier: [[UInt8]] = [[]]
+        for _ in 0..<7 {
+            frontier = frontier.flatMap { path in Array("/.a".utf8).map { path + [$0] } }
+            paths += frontier
+        }
+        #expect(paths.count == 3_280)
+        for path in paths {
+            path.withUnsafeBufferPointer { bytes in
+                let unchanged = SigV4Canonical.removingDotSegments(bytes) == path
+                #expect(SigV4Canonical.isNormalPath(bytes) == unchanged, "\(String(decoding: path, as: UTF8.self))")
+            }
+        }
+    }
+
     @Test func constantTimeEquality() {
         #expect(SigV4Canonical.constantTimeEquals("abc", "abc"))
         #expect(!SigV4Canonical.constantTimeEquals("abc", "abd"))

@@ -26,6 +26,23 @@ package struct ExactText: Hashable, Sendable {
         self.digest = hasher.finalize()
     }
 
+    /// A token whose last bytes are a signature or an authentication tag (a JWT, a sealed session token):
+    /// only its length and its last ``sampledSuffixLength`` bytes are hashed, since no two tokens share
+    /// those by chance, so a lookup of a kilobyte token does not hash a kilobyte. Equality still compares
+    /// every byte. A cache that keeps only tokens it verified holds no two keys with the same ending.
+    package init(token: Substring) {
+        self.text = token
+        var hasher = Hasher()
+        withContiguousBytes(token.utf8) { bytes in
+            hasher.combine(bytes.count)
+            hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes.suffix(Self.sampledSuffixLength))))
+        }
+        self.digest = hasher.finalize()
+    }
+
+    /// How many of a token's last bytes ``init(token:)`` hashes.
+    package static let sampledSuffixLength = 64
+
     /// Byte equality over the two texts' UTF-8, compared as memory: a cache lookup compares whole
     /// tokens of a kilobyte or more, which a byte-at-a-time walk of two UTF-8 views makes costly.
     package static func == (lhs: Self, rhs: Self) -> Bool {

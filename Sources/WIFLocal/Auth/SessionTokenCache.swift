@@ -25,7 +25,7 @@ final class SessionTokenCache: Sendable {
     /// - Parameter token: A session token as received.
     /// - Returns: The session, or `nil` when the token is not one of this stack's.
     func session(for token: String) -> LocalSession? {
-        self.sessions.value(for: ExactText(token)) { self.codec.open(token) }
+        self.sessions.value(for: ExactText(token: token[...])) { self.codec.open(token) }
     }
 
     /// How many sessions are cached.

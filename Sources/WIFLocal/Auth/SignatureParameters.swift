@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import WIFAPIServer
@@ -16,6 +17,8 @@ struct SignatureParameters: Sendable {
     var service: String
     /// The scope's last element, `aws4_request` when well formed.
     var terminator: String
+    /// `yyyyMMdd/region/service/aws4_request`: the credential after its access key id, kept as sent.
+    var scope: String
     /// The lowercase names of the signed headers, as listed.
     var signedHeaders: [String]
     /// The signature sent, hex.
@@ -34,8 +37,6 @@ struct SignatureParameters: Sendable {
     /// Whether the signature came in the query string.
     var presigned: Bool
 
-    /// `yyyyMMdd/region/service/aws4_request`.
-    var scope: String { "\(self.day)/\(self.region)/\(self.service)/\(self.terminator)" }
 
     static let algorithm = "AWS4-HMAC-SHA256"
 
@@ -106,11 +107,11 @@ struct SignatureParameters: Sendable {
                 while valueEnd > equals + 1, bytes[valueEnd - 1] == space { valueEnd -= 1 }
                 let name = UnsafeBufferPointer(rebasing: bytes[start..<equals])
                 let value = (equals + 1)..<valueEnd
-                if name.elementsEqual("Credential".utf8) {
+                if Self.matches(name, "Credential") {
                     self.credential = text(value)
-                } else if name.elementsEqual("SignedHeaders".utf8) {
+                } else if Self.matches(name, "SignedHeaders") {
                     self.signedHeaders = Self.names(UnsafeBufferPointer(rebasing: bytes[value]))
-                } else if name.elementsEqual("Signature".utf8) {
+                } else if Self.matches(name, "Signature") {
                     self.signature = text(value)
                 }
             }
@@ -119,6 +120,7 @@ struct SignatureParameters: Sendable {
         /// `host;x-amz-date` → `["host", "x-amz-date"]`, lowercased.
         static func names(_ list: UnsafeBufferPointer<UInt8>) -> [String] {
             var names: [String] = []
+            names.reserveCapacity(list.count { $0 == UInt8(ascii: ";") } + 1)
             var start = 0
             for index in 0...list.count where index == list.count || list[index] == UInt8(ascii: ";") {
                 defer { start = index + 1 }
@@ -127,10 +129,25 @@ struct SignatureParameters: Sendable {
                 if name.contains(where: { $0 >= 0x80 }) {
                     names.append(String(decoding: name, as: UTF8.self).lowercased())
                 } else {
-                    names.append(String(decoding: name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self))
+                    // ASCII, lowercased as it is copied: no intermediate array on every signed request.
+                    names.append(
+                        String(unsafeUninitializedCapacity: name.count) { output in
+                            for offset in 0..<name.count {
+                                let byte = name[offset]
+                                output[offset] = byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
+                            }
+                            return name.count
+                        })
                 }
             }
             return names
+        }
+
+        /// Whether a part's name is exactly `expected` (ASCII), compared as memory.
+        @inline(__always)
+        static func matches(_ name: UnsafeBufferPointer<UInt8>, _ expected: StaticString) -> Bool {
+            guard name.count == expected.utf8CodeUnitCount, let address = name.baseAddress else { return false }
+            return memcmp(address, expected.utf8Start, name.count) == 0
         }
     }
 
@@ -219,21 +236,24 @@ struct SignatureParameters: Sendable {
     ) throws(AWSErrorResponse) -> SignatureParameters {
         // Split over UTF-8 at the ASCII `/`, which no grapheme can hide.
         var text = credential
-        let parts = text.withUTF8 { bytes in
+        let (parts, scope) = text.withUTF8 { bytes in
             var parts: [String] = []
+            parts.reserveCapacity(5)
             var start = 0
             for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
                 parts.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
                 start = index + 1
             }
-            return parts
+            // Everything after the access key id, which is the four scope parts joined as the scope is.
+            let scopeStart = min(parts[0].utf8.count + 1, bytes.count)
+            return (parts, String(decoding: UnsafeBufferPointer(rebasing: bytes[scopeStart...]), as: UTF8.self))
         }
         guard parts.count == 5, !parts[0].isEmpty, !parts[1].isEmpty, !parts[2].isEmpty, !parts[3].isEmpty else {
             throw errors.malformedCredential(credential, presigned: presigned)
         }
         return SignatureParameters(
             accessKeyId: parts[0], day: parts[1], region: parts[2], service: parts[3],
-            terminator: parts[4], signedHeaders: [], signature: "", amzDate: amzDate, dateText: dateText,
+            terminator: parts[4], scope: scope, signedHeaders: [], signature: "", amzDate: amzDate, dateText: dateText,
             time: time, expires: nil, securityToken: nil, presigned: presigned)
     }
 

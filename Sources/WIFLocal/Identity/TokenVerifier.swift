@@ -173,7 +173,7 @@ struct TokenVerifier: Sendable {
             if let providerId, !providerId.isEmpty {
                 return try self.verifyAccessToken(token, providerId: providerId)
             }
-            let key = ExactText(token)
+            let key = ExactText(token: token[...])
             if let known = self.verified[key], let expiration = known.expiresAt {
                 try self.checkTimes(expiration: expiration, notBefore: known.notBefore, issuedAt: known.issuedAt)
                 return known

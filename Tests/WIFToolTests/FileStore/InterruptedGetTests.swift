@@ -43,7 +43,9 @@ struct InterruptedGetTests {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            for _ in 0..<20_000 where process.isRunning {
+            // Bounded by time, not by polls: a busy run can take long to start the tool.
+            let deadline = ContinuousClock.now + .seconds(120)
+            while process.isRunning, ContinuousClock.now < deadline {
                 if ((try? FileManager.default.contentsOfDirectory(atPath: self.out)) ?? []).contains(where: { $0.hasPrefix(".wif-download-") }) {
                     return process
                 }

@@ -31,7 +31,9 @@ import WIFTestSupport
         process.standardError = FileHandle.nullDevice
         try process.run()
         var started = false
-        for _ in 0..<40_000 where process.isRunning {
+        // Bounded by time, not by polls: a busy run can take long to start the tool.
+        let deadline = ContinuousClock.now + .seconds(120)
+        while process.isRunning, ContinuousClock.now < deadline {
             // Interrupt once a part has arrived, mid-upload.
             if Self.openUploads(in: fixture.wifHome).values.contains(where: { $0.count >= 2 }) {
                 started = true

@@ -95,7 +95,23 @@ public struct SecretStore: Sendable {
                 source = .generatedKeyFile
             }
         }
-        return SecretStore(store: EncryptedStore(file: file, keySource: source), interaction: interaction)
+        let store = EncryptedStore(file: file, keySource: source)
+        if let keyFile = store.keyFile, let notice = Self.exposureNotice(keyFile: keyFile.path) {
+            interaction.notice(notice)
+        }
+        return SecretStore(store: store, interaction: interaction)
+    }
+
+    /// What to tell the user when a key file can be read by others (any group or other permission bit),
+    /// as ssh does for a private key: anyone who can read it can open the store. `nil` when the file is
+    /// private or not there (yet).
+    static func exposureNotice(keyFile path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let permissions = info.st_mode & 0o777
+        guard permissions & 0o077 != 0 else { return nil }
+        return "the key file \(path) can be read or changed by other users (mode \(String(permissions, radix: 8))), and it opens the store; "
+            + "make it yours alone: chmod 600 \(path)"
     }
 
     /// The store's contents; empty when there is no store yet.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import WIFCredentials
 import WIFFileStore
@@ -82,6 +83,34 @@ import WIFTestSupport
             let error = #expect(throws: FileStoreError.self) { try store.load() }
             #expect(error?.code == .storeDamaged)
             #expect(error?.message.contains("has format version 2, which this wif-tool does not read") == true)
+        }
+    }
+
+    /// A key file others can read (or write) is pointed out each time the store is opened, with the fix;
+    /// the one the store makes itself, and one made private, are not.
+    @Test func aKeyFileOthersCanReadIsPointedOut() throws {
+        try Self.withHome { home in
+            let notices = Mutex<[String]>([])
+            let interaction = SecretStore.Interaction(askPassphrase: { _ in nil }, notice: { text in notices.withLock { $0.append(text) } })
+            func exposureNotices(keyFile: String?) throws -> [String] {
+                notices.withLock { $0 = [] }
+                let store = try SecretStore.open(home: home, keyFile: keyFile, environment: [:], interaction: interaction)
+                try store.update { document in try document.setValue(Self.session(subject: "kim"), forKey: SessionStore.keyPrefix + "default") }
+                return notices.withLock { $0 }.filter { $0.contains("can be read or changed by other users") }
+            }
+            // The generated key file is made private.
+            #expect(try exposureNotices(keyFile: nil).isEmpty)
+            let generated = home.appendingPathComponent("secrets.key").path
+            for mode in [0o644, 0o640, 0o604, 0o620] {
+                try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: generated)
+                let found = try exposureNotices(keyFile: nil)
+                #expect(found.count == 1, "\(String(mode, radix: 8)): \(found)")
+                #expect(found.first?.contains("\(generated) can be read") == true)
+                #expect(found.first?.contains("(mode \(String(mode, radix: 8)))") == true)
+                #expect(found.first?.hasSuffix("chmod 600 \(generated)") == true)
+            }
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: generated)
+            #expect(try exposureNotices(keyFile: nil).isEmpty)
         }
     }
 

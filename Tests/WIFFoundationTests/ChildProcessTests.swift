@@ -24,7 +24,7 @@ import Darwin
     }
 
     @Test func aProgramThatEndsInTimeIsFinishedWithItsOutput() {
-        let run = ChildProcess.run("/bin/sh", arguments: ["sh", "-c", "cat; exit 3"], input: Array("hello".utf8), outputLimit: 1024, timeout: .seconds(20))
+        let run = ChildProcess.run("/bin/sh", arguments: ["sh", "-c", "cat; exit 3"], input: Array("hello".utf8), outputLimit: 1024, timeout: .seconds(60))
         guard case .finished(let output, let ending) = run else {
             Issue.record("expected the program to finish, got \(run)")
             return
@@ -36,7 +36,7 @@ import Darwin
     #if os(Linux)
     @Test func whatAProgramLeavesRunningEndsWithIt() async throws {
         let run = ChildProcess.run(
-            "/bin/sh", arguments: ["sh", "-c", "sleep 60 >/dev/null 2>&1 & echo $!"], input: [], outputLimit: 1024, timeout: .seconds(20))
+            "/bin/sh", arguments: ["sh", "-c", "sleep 60 >/dev/null 2>&1 & echo $!"], input: [], outputLimit: 1024, timeout: .seconds(60))
         guard case .finished(let output, _) = run, let pid = Int32(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
             Issue.record("expected the background process's number, got \(run)")
             return

@@ -53,7 +53,9 @@ import WIFTestSupport
         #expect(try await Self.get(endpoint + "/.well-known/jwks.json").status == 200)
         server = nil
         var answered = true
-        for _ in 0..<200 where answered {
+        // Up to a minute of clock time: a busy test run can take seconds to end the process.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while answered, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
             answered = (try? await Self.get(endpoint + "/.well-known/jwks.json")) != nil
         }

@@ -148,7 +148,7 @@ extension WIFTool {
                 let summary = SessionSummary(session, account: configuration.account, now: Date())
                 if self.options.json {
                     try printJSON(summary)
-                } else {
+                } else if !self.store.quiet {
                     let who = session.identityPool == nil ? "\(session.subject) (\(session.provider))" : session.token.kind == .guest ? "a guest of \(session.identityPool?.poolId ?? "")" : "identity \(session.subject) (\(session.provider))"
                     printOut("Signed in as \(who).\n\(TerminalText.table(summary.rows))")
                 }

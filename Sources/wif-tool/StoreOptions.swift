@@ -19,7 +19,7 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: "The key file of the encrypted store $WIF_HOME/secrets.enc (default: WIF_KEY_FILE, else secrets.key beside it; a passphrase comes from WIF_PASSPHRASE or the terminal).")
     var keyFile: String?
 
-    @Flag(name: [.short, .long], help: "Print no progress bar and no line per file.")
+    @Flag(name: [.short, .long], help: "Print no progress bar, no line per file, and no sign-in summary (errors still go to standard error).")
     var quiet = false
 }
 

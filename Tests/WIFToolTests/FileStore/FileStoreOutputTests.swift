@@ -57,6 +57,19 @@ import WIFTestSupport
         #expect(!Self.isRaw(rm.stderr))
     }
 
+    /// `login --quiet` signs in and prints nothing; `--json` still prints the summary, since it was asked for.
+    @Test func aQuietSignInPrintsNothing() throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let login = try fixture.run(["login", "--dev", "quinn", "-q"])
+        try #require(login.status == 0, "\(login.stderr)")
+        #expect(login.stdout.isEmpty, "\(login.stdout)")
+        let whoami = try fixture.run(["whoami"])
+        #expect(whoami.stdout.contains("quinn"), "\(whoami.stdout)")
+        let json = try fixture.run(["login", "--dev", "quinn", "--quiet", "--json"])
+        #expect(try StoreFixture.object(json)["subject"] as? String == "quinn")
+    }
+
     @Test func aSubjectWithABidiOverrideIsEscapedByWhoami() throws {
         let fixture = try StoreFixture()
         defer { fixture.remove() }

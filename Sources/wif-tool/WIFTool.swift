@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import CWIFMemory
 
 /// The swift-wif command-line tool.
@@ -32,6 +33,11 @@ struct WIFTool: AsyncParsableCommand {
     /// allocator had just given back; `Benchmarks/run files` measures the transfers.
     static func main() async {
         c_wif_tune_allocator()
-        await Self.main(nil)
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let argument = DashedArguments.fileLike(in: arguments) {
+            printError(DashedArguments.message(argument))
+            Foundation.exit(ExitStatus.usage.rawValue)
+        }
+        await Self.main(arguments)
     }
 }

@@ -70,6 +70,31 @@ import WIFTestSupport
         #expect(try StoreFixture.object(json)["subject"] as? String == "quinn")
     }
 
+    /// A file name that starts with `-` is refused with the ways to give it, instead of being read as
+    /// options: `-dash.txt` held `-h`, so it printed the help and exited 0. After `--` it is a file.
+    @Test func aFileNameThatStartsWithADashIsRefusedWithTheWaysToGiveIt() throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        try #require(try fixture.run(["login", "--dev", "dana", "-q"]).status == 0)
+        let file = try fixture.makeFile("-dash.txt", size: 3, seed: 1)
+        for arguments in [["put", "-dash.txt"], ["put", "-file.txt"], ["rm", "-old.txt"]] {
+            let refused = try fixture.run(arguments)
+            #expect(refused.status == 64, "\(arguments): \(refused.stdout) \(refused.stderr)")
+            #expect(refused.stdout.isEmpty)
+            #expect(refused.stderr.contains("'\(arguments[1])' starts with '-', so it is read as options"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("after '--' or as ./\(arguments[1])"), "\(refused.stderr)")
+        }
+        // After `--` such a name is a file (here one that is not there, so reading it fails); options and
+        // help are as before.
+        let missing = try fixture.run(["put", "--", "-missing.txt"])
+        #expect(missing.status == 6, "\(missing.stderr)")
+        #expect(missing.stderr.contains("-missing.txt") && !missing.stderr.contains("read as options"), "\(missing.stderr)")
+        let put = try fixture.run(["put", "-q", "--as", "kept.txt", "--", file])
+        #expect(put.status == 0, "\(put.stderr)")
+        #expect(try fixture.run(["list"]).stdout == "kept.txt\n")
+        #expect(try fixture.run(["put", "-h"]).stdout.contains("USAGE: wif-tool put"))
+    }
+
     @Test func aSubjectWithABidiOverrideIsEscapedByWhoami() throws {
         let fixture = try StoreFixture()
         defer { fixture.remove() }

@@ -82,7 +82,7 @@ import WIFTestSupport
             #expect(refused.status == 64, "\(arguments): \(refused.stdout) \(refused.stderr)")
             #expect(refused.stdout.isEmpty)
             #expect(refused.stderr.contains("'\(arguments[1])' starts with '-', so it is read as options"), "\(refused.stderr)")
-            #expect(refused.stderr.contains("after '--' or as ./\(arguments[1])"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("after '--' (a local file also as ./\(arguments[1]))"), "\(refused.stderr)")
         }
         // After `--` such a name is a file (here one that is not there, so reading it fails); options and
         // help are as before.
@@ -93,6 +93,11 @@ import WIFTestSupport
         #expect(put.status == 0, "\(put.stderr)")
         #expect(try fixture.run(["list"]).stdout == "kept.txt\n")
         #expect(try fixture.run(["put", "-h"]).stdout.contains("USAGE: wif-tool put"))
+        // A short option with its value joined by '=' is not a file name.
+        let joined = fixture.path("joined.txt")
+        let get = try fixture.run(["get", "kept.txt", "-o=\(joined)"])
+        #expect(get.status == 0, "\(get.stderr)")
+        #expect(FileManager.default.fileExists(atPath: joined))
     }
 
     @Test func aSubjectWithABidiOverrideIsEscapedByWhoami() throws {

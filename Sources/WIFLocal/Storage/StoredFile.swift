@@ -262,13 +262,15 @@ final class TemporaryFile {
 func blockingFileWork<T: Sendable, Failure: Error>(
     _ work: @escaping @Sendable () throws(Failure) -> T
 ) async throws(Failure) -> T {
+    // The work's own outcome comes back as a value, so whatever the pool throws is the pool's: it is
+    // not running (or the task was cancelled), and the work runs here instead.
+    let outcome: Result<T, Failure>
     do {
-        return try await NIOThreadPool.singleton.runIfActive { () throws(Failure) -> T in try work() }
-    } catch let error as Failure {
-        throw error
+        outcome = try await NIOThreadPool.singleton.runIfActive { Result { () throws(Failure) -> T in try work() } }
     } catch {
-        return try work()
+        outcome = Result { () throws(Failure) -> T in try work() }
     }
+    return try outcome.get()
 }
 
 /// `open(2)`, for types whose own `open` methods hide it.

@@ -8,17 +8,17 @@ import WIFFoundation
 /// headers, and the signature — read from the `Authorization` header or from a presigned URL's query.
 struct SignatureParameters: Sendable {
     /// The access key id of the credential.
-    var accessKeyId: String
+    let accessKeyId: String
     /// The scope's date, `yyyyMMdd`.
-    var day: String
+    let day: String
     /// The scope's region.
-    var region: String
+    let region: String
     /// The scope's service.
-    var service: String
+    let service: String
     /// The scope's last element, `aws4_request` when well formed.
-    var terminator: String
+    let terminator: String
     /// `yyyyMMdd/region/service/aws4_request`: the credential after its access key id, kept as sent.
-    var scope: String
+    let scope: String
     /// The lowercase names of the signed headers, as listed.
     var signedHeaders: [String]
     /// The signature sent, hex.

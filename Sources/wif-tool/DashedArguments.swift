@@ -10,14 +10,14 @@ enum DashedArguments {
     /// a short option with its value joined by `=` (`-o=out/file`), and holds a `.` or a `/` (which no
     /// option name has) or, when it is not letters only (which could be flags, `-rq`), names something
     /// on disk.
-    static func fileLike(in arguments: [String], exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) -> String? {
+    static func fileLike(in arguments: [String]) -> String? {
         for argument in arguments {
             if argument == "--" { return nil }
             guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2, argument.dropFirst(2).first != "=" else {
                 continue
             }
             if argument.contains(".") || argument.contains("/") { return argument }
-            if !argument.dropFirst().allSatisfy(\.isLetter), exists(argument) { return argument }
+            if !argument.dropFirst().allSatisfy(\.isLetter), FileManager.default.fileExists(atPath: argument) { return argument }
         }
         return nil
     }

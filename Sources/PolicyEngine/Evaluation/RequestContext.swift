@@ -23,40 +23,39 @@ public struct RequestContext: Sendable {
         var entry: Entry
     }
 
-    /// The explicit keys, the keys derived from the principal and time, and a lookup table over both,
-    /// prepared once and shared by every copy of the context.
+    /// The explicit keys, the keys derived from the principal, and a lookup table over both, prepared once
+    /// and shared by every copy of the context. The keys derived from the time are not here: they are made
+    /// when asked for, so giving a prepared context another time prepares nothing again.
     final class Base: Sendable {
         let principal: RequestPrincipal?
-        let time: Timestamp?
         let explicit: [ContextKey: Entry]
-        /// Explicit keys plus the keys derived from the principal and time.
+        /// Explicit keys plus the keys derived from the principal.
         let merged: [ContextKey: Entry]
         /// The values alone, for lookups during evaluation.
         let lookup: ContextTable
 
-        init(principal: RequestPrincipal?, time: Timestamp?, explicit: [ContextKey: Entry], merged: [ContextKey: Entry]) {
+        init(principal: RequestPrincipal?, explicit: [ContextKey: Entry], merged: [ContextKey: Entry]) {
             self.principal = principal
-            self.time = time
             self.explicit = explicit
             self.merged = merged
             self.lookup = ContextTable(merged.mapValues(\.value))
         }
-
-        /// The same base at another time: the derived time keys change, unless they were set explicitly.
-        func retimed(_ time: Timestamp?) -> Base {
-            var merged = self.merged
-            for (key, value) in RequestContext.timeKeys(time) where self.explicit[key] == nil {
-                merged[key] = value
-            }
-            return Base(principal: self.principal, time: time, explicit: self.explicit, merged: merged)
-        }
     }
 
-    /// The entries derived from a time (`nil` entries when there is no time).
-    static func timeKeys(_ time: Timestamp?) -> [(ContextKey, Entry?)] {
+    /// The value of a key derived from the time (`aws:CurrentTime`, `aws:EpochTime`), or `nil` for any other key.
+    static func timeValue(for key: ContextKey, at time: Timestamp) -> ContextValue? {
+        guard key.hashValueCache == Self.currentTimeKey.hashValueCache || key.hashValueCache == Self.epochTimeKey.hashValueCache
+        else { return nil }
+        if key == Self.currentTimeKey { return ContextValue(time.iso8601) }
+        if key == Self.epochTimeKey { return ContextValue(String(time.secondsSince1970)) }
+        return nil
+    }
+
+    /// The entries derived from a time.
+    static func timeEntries(_ time: Timestamp) -> [(ContextKey, Entry)] {
         [
-            (Self.currentTimeKey, time.map { Entry(name: "aws:CurrentTime", value: ContextValue($0.iso8601)) }),
-            (Self.epochTimeKey, time.map { Entry(name: "aws:EpochTime", value: ContextValue(String($0.secondsSince1970))) }),
+            (Self.currentTimeKey, Entry(name: "aws:CurrentTime", value: ContextValue(time.iso8601))),
+            (Self.epochTimeKey, Entry(name: "aws:EpochTime", value: ContextValue(String(time.secondsSince1970)))),
         ]
     }
 
@@ -73,16 +72,13 @@ public struct RequestContext: Sendable {
     /// The caller, or `nil` for an anonymous request.
     public var principal: RequestPrincipal? {
         get { self.base.principal }
-        set { self.rebuild(principal: newValue, time: self.time) }
+        set { self.rebuild(principal: newValue) }
     }
 
     /// The time of the request; policies read it through `aws:CurrentTime` and `aws:EpochTime`.
-    public var time: Timestamp? {
-        get { self.base.time }
-        set { self.rebuild(principal: self.principal, time: newValue) }
-    }
+    public var time: Timestamp?
 
-    /// The principal, time and prepared keys; copying a context only retains this.
+    /// The principal and prepared keys; copying a context only retains this.
     private var base: Base
     /// Keys set on top of the base (per-request keys such as `s3:prefix`), which win over the base's values.
     /// Setting them does not touch the base, so adding a few keys to a prepared session context is cheap.
@@ -99,17 +95,18 @@ public struct RequestContext: Sendable {
         for (key, value) in values {
             explicit[ContextKey(key)] = Entry(name: key, value: value)
         }
-        self.base = Self.makeBase(principal: principal, time: time, explicit: explicit)
+        self.base = Self.makeBase(principal: principal, explicit: explicit)
+        self.time = time
         self.isAnonymous = principal == nil
     }
 
-    /// A copy at another time, as if ``time`` were set, that prepares nothing again but the two keys derived
-    /// from the time: a session's context, prepared once, is given each request's time this way.
+    /// A copy at another time, as if ``time`` were set: a session's context, prepared once, is given each
+    /// request's time this way, and nothing is prepared again.
     /// - Parameter time: The time of the request.
     /// - Returns: The context at `time`.
     package func retimed(_ time: Timestamp?) -> RequestContext {
         var copy = self
-        copy.base = self.base.retimed(time)
+        copy.time = time
         return copy
     }
 
@@ -124,7 +121,7 @@ public struct RequestContext: Sendable {
                 var explicit = self.explicitEntries
                 explicit[lowered] = nil
                 self.overlay = []
-                self.base = Self.makeBase(principal: self.principal, time: self.time, explicit: explicit)
+                self.base = Self.makeBase(principal: self.principal, explicit: explicit)
             }
         }
     }
@@ -161,7 +158,9 @@ public struct RequestContext: Sendable {
     @inline(__always)
     func value(for key: ContextKey) -> ContextValue? {
         if !self.overlay.isEmpty, let value = self.overlayValue(for: key) { return value }
-        return self.base.lookup.value(for: key)
+        if let value = self.base.lookup.value(for: key) { return value }
+        guard let time = self.time else { return nil }
+        return Self.timeValue(for: key, at: time)
     }
 
     private func overlayValue(for key: ContextKey) -> ContextValue? {
@@ -184,7 +183,7 @@ public struct RequestContext: Sendable {
         var explicit = self.explicitEntries
         explicit[key] = entry
         self.overlay = []
-        self.base = Self.makeBase(principal: self.principal, time: self.time, explicit: explicit)
+        self.base = Self.makeBase(principal: self.principal, explicit: explicit)
     }
 
     /// The explicit keys of the base with the overlay applied.
@@ -197,24 +196,24 @@ public struct RequestContext: Sendable {
     /// Every key present (explicit, derived and layered).
     private var mergedEntries: [ContextKey: Entry] {
         var merged = self.base.merged
+        if let time = self.time {
+            for (key, entry) in Self.timeEntries(time) where merged[key] == nil { merged[key] = entry }
+        }
         for item in self.overlay { merged[item.key] = item.entry }
         return merged
     }
 
-    private mutating func rebuild(principal: RequestPrincipal?, time: Timestamp?) {
+    private mutating func rebuild(principal: RequestPrincipal?) {
         let explicit = self.explicitEntries
         self.overlay = []
-        self.base = Self.makeBase(principal: principal, time: time, explicit: explicit)
+        self.base = Self.makeBase(principal: principal, explicit: explicit)
         self.isAnonymous = principal == nil
     }
 
-    private static func makeBase(principal: RequestPrincipal?, time: Timestamp?, explicit: [ContextKey: Entry]) -> Base {
+    private static func makeBase(principal: RequestPrincipal?, explicit: [ContextKey: Entry]) -> Base {
         var merged: [ContextKey: Entry] = [:]
         func derive(_ name: String, _ value: ContextValue) {
             merged[ContextKey(name)] = Entry(name: name, value: value)
-        }
-        for (key, entry) in Self.timeKeys(time) {
-            if let entry { merged[key] = entry }
         }
         if let principal {
             switch principal.kind.base {
@@ -245,6 +244,6 @@ public struct RequestContext: Sendable {
         for (key, entry) in explicit {
             merged[key] = entry
         }
-        return Base(principal: principal, time: time, explicit: explicit, merged: merged)
+        return Base(principal: principal, explicit: explicit, merged: merged)
     }
 }

@@ -46,15 +46,9 @@ final class S3Authorizer: Sendable {
     private let evaluators: Mutex<[EvaluatorKey: PolicyEvaluator]> = Mutex([:])
     private static let evaluatorCacheLimit = 256
 
-    /// Web identities by session and client address, with the context of the latest request time.
-    private let webSessions: Mutex<[WebSessionKey: WebSessionEntry]> = Mutex([:])
-
-    private struct WebSessionEntry: Sendable {
-        /// The session's context with no time, prepared once.
-        var timeless: PolicyEngine.RequestContext
-        var time: Timestamp?
-        var context: PolicyEngine.RequestContext?
-    }
+    /// The context of each session's web identity by session and client address, with no time; each
+    /// request gives it its own.
+    private let webSessions: Mutex<[WebSessionKey: PolicyEngine.RequestContext]> = Mutex([:])
 
     private struct WebSessionKey: Hashable {
         /// The whole session, so two sessions that share anything but everything never share an identity.
@@ -162,26 +156,17 @@ final class S3Authorizer: Sendable {
 
     /// The context of a session's request at `time`: the session's web identity is built once per session
     /// and client address (a client makes many requests with one session, and building it parses the
-    /// role's ARN), and its context once per millisecond, the finest time a context holds, by giving the
-    /// prepared context the time.
+    /// role's ARN), and each request gives that prepared context its own time.
     private func sessionContext(of session: LocalSession, sourceIp: String?, time: Timestamp) -> PolicyEngine.RequestContext? {
         let key = WebSessionKey(session: session, sourceIp: sourceIp)
-        var entry: WebSessionEntry
-        if let cached = self.webSessions.withLock({ $0[key] }) {
-            if cached.time == time, let context = cached.context { return context }
-            entry = cached
-        } else {
-            guard let built = try? session.webIdentitySession(sourceIp: sourceIp, secureTransport: false) else { return nil }
-            entry = WebSessionEntry(timeless: built.context(at: nil))
-        }
-        let context = entry.timeless.retimed(time)
-        entry.time = time
-        entry.context = context
+        if let timeless = self.webSessions.withLock({ $0[key] }) { return timeless.retimed(time) }
+        guard let built = try? session.webIdentitySession(sourceIp: sourceIp, secureTransport: false) else { return nil }
+        let timeless = built.context(at: nil)
         self.webSessions.withLock { cache in
             if cache.count >= Self.evaluatorCacheLimit { cache.removeAll(keepingCapacity: true) }
-            cache[key] = entry
+            cache[key] = timeless
         }
-        return context
+        return timeless.retimed(time)
     }
 
     /// The evaluator of a session's requests on a bucket: the role's policies, the bucket policy and the

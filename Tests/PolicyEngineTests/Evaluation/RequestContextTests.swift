@@ -36,6 +36,11 @@ struct RequestContextTests {
         // An explicit value wins over the derived one.
         #expect(timed["aws:CurrentTime"] == "2000-01-01T00:00:00Z")
         #expect(timed["aws:EpochTime"] == "1")
+        // Removing the explicit value brings the derived one back, and both are listed.
+        timed["aws:CurrentTime"] = nil
+        #expect(timed["aws:CurrentTime"] == "1970-01-01T00:00:01Z")
+        #expect(timed.keys == ["aws:CurrentTime", "aws:EpochTime", "aws:PrincipalType"])
+        #expect(timed.entries.first { $0.key == "aws:EpochTime" }?.value == "1")
     }
 
     @Test func retimingAPreparedContextMatchesSettingTheTime() throws {

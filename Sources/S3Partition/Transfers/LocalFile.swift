@@ -75,7 +75,7 @@ final class ReadableFile: Sendable {
         let path = self.path
         return try await NIOThreadPool.singleton.runIfActive { () throws -> PayloadDigest in
             var hasher = PayloadDigest.Hasher(kinds)
-            let chunk = Int(min(length, 1 << 20))
+            let chunk = Int(min(length, Int64(S3Client.fileChunkSize)))
             let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: max(chunk, 1), alignment: 16)
             defer { scratch.deallocate() }
             var done: Int64 = 0

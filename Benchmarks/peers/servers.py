@@ -123,20 +123,12 @@ def wrk_script(url, script, seconds, connections, fail_on=None, p99=False):
 
 
 def wif_tool():
-    """The release wif-tool binary, built when missing or older than the sources, and copied as the README
-    installs it.
-
-    Built as the README says to install it, with the Swift runtime linked in and position-dependent: a
-    process that loads the runtime and Foundation as shared libraries, or whose loader must relocate the
-    binary's data, spends several milliseconds more starting up, a large part of a cold `wif-tool list`.
-
-    Run from a copy (`installed_copy`), as the README's `install` makes one."""
-    build = ["swift", "build", "-c", "release", "--static-swift-stdlib"]
-    subprocess.run(build + ["-Xlinker", "-no-pie", "--product", "wif-tool"], cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL)
-    path = subprocess.run(build + ["--show-bin-path"], cwd=ROOT, check=True,
-                          capture_output=True, text=True).stdout.strip()
-    return installed_copy(os.path.join(path, "wif-tool"))
+    """The release wif-tool binary, built as the README installs it (`scripts/build-release`: the Swift
+    runtime linked in, position-dependent, no exported symbols, everyday code laid out together), and
+    run from a copy (`installed_copy`), as the README's `install` makes one."""
+    path = subprocess.run([os.path.join(ROOT, "scripts", "build-release")], check=True, capture_output=True,
+                          text=True).stdout.strip()
+    return installed_copy(path)
 
 
 def installed_copy(program):

@@ -62,14 +62,20 @@ def arguments():
 # The peers' own programs, found (and installed when missing) by `install_missing`.
 S5CMD = "s5cmd"
 AWS = "aws"
+# GNU time, which measures peak memory (`execute`).
+GNU_TIME = "/usr/bin/time"
 
 
 def install_missing():
-    global S5CMD, AWS
+    global S5CMD, AWS, GNU_TIME
     # s5cmd runs from a fresh copy, as wif-tool does, so both programs are cached alike (`installed_copy`).
     S5CMD, AWS = servers.installed_copy(peer_binaries.s5cmd()), peer_binaries.aws()
     if shutil.which("hyperfine") is None:
         sys.exit("the files benchmark times cold listings with hyperfine (apt-get install hyperfine)")
+    GNU_TIME = shutil.which("time") or GNU_TIME
+    version = subprocess.run([GNU_TIME, "--version"], capture_output=True, text=True) if os.path.exists(GNU_TIME) else None
+    if version is None or "GNU" not in version.stdout + version.stderr:
+        sys.exit("the files benchmark measures peak memory with GNU time (apt-get install time)")
 
 
 class Measured:
@@ -79,22 +85,28 @@ class Measured:
         self.seconds, self.peak_bytes = seconds, peak_bytes
 
 
-def execute(arguments, environment, cwd=None):
-    """Runs a command to completion. The peak memory is the kernel's high-water mark of the child's
-    resident set (`ru_maxrss` from wait4, the figure `/usr/bin/time -v` prints): exact for the
-    process, where sampling could miss a short peak."""
-    with tempfile.TemporaryFile() as errors:
+def execute(arguments, environment, cwd=None, peak=False):
+    """Runs a command to completion, and with `peak` also measures its peak memory: the kernel's
+    high-water mark of its resident set, as GNU time reports it (`%M`, the figure of `/usr/bin/time -v`),
+    exact for the process where sampling could miss a short peak.
+
+    GNU time starts the command, not this script: a process started from Python inherits Python's own
+    high-water mark (the kernel keeps the larger of the parent's image and the new program's), so
+    `ru_maxrss` from `wait4` here would never show less than this script's size, 20 to 30 MiB. The
+    launcher adds well under a millisecond to the large transfers it is used for, for every tool alike."""
+    with tempfile.TemporaryFile() as errors, tempfile.NamedTemporaryFile("r") as report:
+        command = [GNU_TIME, "-f", "%M", "-o", report.name, *arguments] if peak else arguments
         start = time.perf_counter()
-        process = subprocess.Popen(arguments, env=environment, cwd=cwd, stdin=subprocess.DEVNULL,
+        process = subprocess.Popen(command, env=environment, cwd=cwd, stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, stderr=errors)
-        _, status, usage = os.wait4(process.pid, 0)
+        process.wait()
         seconds = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)
         if process.returncode != 0:
             errors.seek(0)
             raise RuntimeError(f"{' '.join(arguments)} exited {process.returncode}:\n"
                                f"{errors.read().decode(errors='replace')[-2000:]}")
-    return Measured(seconds, usage.ru_maxrss * 1024)
+        peak_bytes = int(report.read().split()[-1]) * 1024 if peak else None
+    return Measured(seconds, peak_bytes)
 
 
 def digest(path):
@@ -154,8 +166,8 @@ class Client:
         credentials = servers.assume(self.endpoint, token, role_arn, f"wif-{summary['subject']}")
         self.peer_environment.update(credentials)
 
-    def wif(self, *arguments, cwd=None):
-        return execute([self.tool, *arguments, "--endpoint", self.endpoint, "--quiet"], self.wif_environment, cwd)
+    def wif(self, *arguments, cwd=None, peak=False):
+        return execute([self.tool, *arguments, "--endpoint", self.endpoint, "--quiet"], self.wif_environment, cwd, peak)
 
     def wif_command(self, *arguments):
         return [self.tool, *arguments, "--endpoint", self.endpoint]
@@ -164,14 +176,14 @@ class Client:
         # s5cmd prints what it lists at its info level, so `ls` keeps the default level.
         return [S5CMD, "--endpoint-url", self.endpoint, "--log", log, *arguments]
 
-    def s5cmd(self, *arguments):
-        return execute(self.s5cmd_command(*arguments), self.peer_environment)
+    def s5cmd(self, *arguments, peak=False):
+        return execute(self.s5cmd_command(*arguments), self.peer_environment, peak=peak)
 
     def aws_command(self, *arguments):
         return [AWS, "--endpoint-url", self.endpoint, *arguments]
 
-    def aws(self, *arguments):
-        return execute(self.aws_command(*arguments, "--only-show-errors"), self.peer_environment)
+    def aws(self, *arguments, peak=False):
+        return execute(self.aws_command(*arguments, "--only-show-errors"), self.peer_environment, peak=peak)
 
 
 def check_file(path, expected, what):
@@ -199,14 +211,19 @@ def transfers(client, sources, options, work):
     commands = {}
     for size, (path, _) in large.items():
         key, name = f"bench/{size}.bin", f"{size}.bin"
+        # The peak memory is reported for the large file.
+        peak = size == "big"
         commands[f"put {size}"] = {
-            "wif-tool": lambda down, path=path, key=key: client.wif("put", path, "--as", key),
-            "s5cmd": lambda down, path=path, key=key: client.s5cmd("cp", path, client.folder + key),
-            "aws": lambda down, path=path, key=key: client.aws("s3", "cp", path, client.folder + key)}
+            "wif-tool": lambda down, path=path, key=key, peak=peak: client.wif("put", path, "--as", key, peak=peak),
+            "s5cmd": lambda down, path=path, key=key, peak=peak: client.s5cmd("cp", path, client.folder + key, peak=peak),
+            "aws": lambda down, path=path, key=key, peak=peak: client.aws("s3", "cp", path, client.folder + key, peak=peak)}
         commands[f"get {size}"] = {
-            "wif-tool": lambda down, key=key, name=name: client.wif("get", key, "-o", os.path.join(down, name)),
-            "s5cmd": lambda down, key=key, name=name: client.s5cmd("cp", client.folder + key, os.path.join(down, name)),
-            "aws": lambda down, key=key, name=name: client.aws("s3", "cp", client.folder + key, os.path.join(down, name))}
+            "wif-tool": lambda down, key=key, name=name, peak=peak: client.wif(
+                "get", key, "-o", os.path.join(down, name), peak=peak),
+            "s5cmd": lambda down, key=key, name=name, peak=peak: client.s5cmd(
+                "cp", client.folder + key, os.path.join(down, name), peak=peak),
+            "aws": lambda down, key=key, name=name, peak=peak: client.aws(
+                "s3", "cp", client.folder + key, os.path.join(down, name), peak=peak)}
     commands.update({
         "put small": {"wif-tool": lambda down: client.wif("put", "--recursive", small, "--to", folder),
                       "s5cmd": lambda down: client.s5cmd("cp", small + "/*", client.folder + folder),

@@ -23,6 +23,7 @@ try:
     import boto3
     from botocore.config import Config
     from botocore.exceptions import ClientError
+    import urllib3
 except ImportError as error:
     print(f"boto3 is missing: {error}", file=sys.stderr)
     sys.exit(2)
@@ -250,11 +251,17 @@ class ContinueLog(logging.Handler):
 
 def expect_continue(seen):
     """boto3 sends `Expect: 100-continue` with file bodies and sends the body only after `100 Continue`;
-    an upload the stack refuses must be refused before its body goes out."""
+    an upload the stack refuses must be refused before its body goes out.
+
+    botocore waits one second for that answer and then sends the body anyway; on a loaded machine the
+    stack can take longer than that to answer at all. The wait is made a minute here, so that a body
+    goes out only if the stack waits for it."""
     log = ContinueLog()
     connection = logging.getLogger("botocore.awsrequest")
     connection.addHandler(log)
     connection.setLevel(logging.DEBUG)
+    wait_for_read = urllib3.util.wait_for_read
+    urllib3.util.wait_for_read = lambda sock, timeout=None: wait_for_read(sock, 60)
     try:
         wrong = boto3.client("s3", endpoint_url=ENDPOINT, config=CONFIG, aws_access_key_id=os.environ["WIF_ACCESS_KEY"],
                              aws_secret_access_key="not-the-secret-" + uuid.uuid4().hex)
@@ -267,6 +274,7 @@ def expect_continue(seen):
             Bucket=BUCKET, Key="continue/accepted", Body=io.BytesIO(b"a" * MIB)))
         seen["continueAcceptedLog"] = list(log.lines)
     finally:
+        urllib3.util.wait_for_read = wait_for_read
         connection.removeHandler(log)
 
 

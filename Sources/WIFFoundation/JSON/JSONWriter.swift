@@ -1,61 +1,71 @@
 /// Writes JSON text without Foundation, for policies and explanations.
+///
+/// The text is built as UTF-8 bytes in one buffer and becomes a `String` once, when ``output`` is read:
+/// a session token's JSON is written on every `AssumeRoleWithWebIdentity`.
 package struct JSONWriter {
-    package private(set) var output = ""
+    private var bytes: [UInt8] = []
     private let pretty: Bool
     private var depth = 0
     private var needsComma: [Bool] = []
 
     package init(pretty: Bool) {
         self.pretty = pretty
+        self.bytes.reserveCapacity(512)
+    }
+
+    /// The text written so far.
+    package var output: String {
+        String(decoding: self.bytes, as: UTF8.self)
     }
 
     package mutating func beginObject() {
         self.valuePrefix()
-        self.output += "{"
+        self.bytes.append(UInt8(ascii: "{"))
         self.depth += 1
         self.needsComma.append(false)
     }
 
     package mutating func endObject() {
-        self.close("}")
+        self.close(UInt8(ascii: "}"))
     }
 
     package mutating func beginArray() {
         self.valuePrefix()
-        self.output += "["
+        self.bytes.append(UInt8(ascii: "["))
         self.depth += 1
         self.needsComma.append(false)
     }
 
     package mutating func endArray() {
-        self.close("]")
+        self.close(UInt8(ascii: "]"))
     }
 
     package mutating func key(_ key: String) {
         self.elementPrefix()
-        self.output += Self.quoted(key)
-        self.output += self.pretty ? ": " : ":"
+        Self.appendQuoted(key, to: &self.bytes)
+        self.bytes.append(UInt8(ascii: ":"))
+        if self.pretty { self.bytes.append(UInt8(ascii: " ")) }
         self.pendingKey = true
     }
 
     package mutating func string(_ value: String) {
         self.valuePrefix()
-        self.output += Self.quoted(value)
+        Self.appendQuoted(value, to: &self.bytes)
     }
 
     package mutating func bool(_ value: Bool) {
         self.valuePrefix()
-        self.output += value ? "true" : "false"
+        self.bytes.append(contentsOf: value ? "true".utf8 : "false".utf8)
     }
 
     package mutating func int(_ value: Int) {
         self.valuePrefix()
-        self.output += String(value)
+        self.bytes.append(contentsOf: String(value).utf8)
     }
 
     package mutating func null() {
         self.valuePrefix()
-        self.output += "null"
+        self.bytes.append(contentsOf: "null".utf8)
     }
 
     package mutating func stringOrArray(_ values: [String]) {
@@ -79,31 +89,38 @@ package struct JSONWriter {
     }
 
     private mutating func elementPrefix() {
-        if self.needsComma.last == true { self.output += "," }
+        if self.needsComma.last == true { self.bytes.append(UInt8(ascii: ",")) }
         if !self.needsComma.isEmpty { self.needsComma[self.needsComma.count - 1] = true }
-        if self.pretty {
-            self.output += "\n" + String(repeating: "  ", count: self.depth)
-        }
+        if self.pretty { self.newline() }
     }
 
-    private mutating func close(_ bracket: String) {
+    private mutating func newline() {
+        self.bytes.append(UInt8(ascii: "\n"))
+        for _ in 0..<self.depth { self.bytes.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: " ")]) }
+    }
+
+    private mutating func close(_ bracket: UInt8) {
         self.depth -= 1
         let hadElements = self.needsComma.removeLast()
-        if self.pretty, hadElements {
-            self.output += "\n" + String(repeating: "  ", count: self.depth)
-        }
-        self.output += bracket
+        if self.pretty, hadElements { self.newline() }
+        self.bytes.append(bracket)
     }
 
     /// `text` as a JSON string literal, quotes included; shared with the command-line tool.
+    package static func quoted(_ text: String) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count + 2)
+        Self.appendQuoted(text, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends `text` as a JSON string literal, quotes included.
     ///
     /// Runs of bytes that need no escape are copied whole: every byte that does is ASCII, so the
     /// UTF-8 of other characters passes through as it is.
-    package static func quoted(_ text: String) -> String {
+    private static func appendQuoted(_ text: String, to output: inout [UInt8]) {
         var text = text
-        return text.withUTF8 { bytes in
-            var output: [UInt8] = []
-            output.reserveCapacity(bytes.count + 2)
+        text.withUTF8 { bytes in
             output.append(UInt8(ascii: "\""))
             var runStart = 0
             for index in 0..<bytes.count {
@@ -124,8 +141,6 @@ package struct JSONWriter {
             }
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
             output.append(UInt8(ascii: "\""))
-            return String(decoding: output, as: UTF8.self)
         }
     }
 }
-

@@ -1,28 +1,48 @@
 /// Writes the XML documents of AWS requests and responses, and escapes text for XML and HTML.
+///
+/// The document is built as UTF-8 bytes in one buffer and becomes a `String` when ``document`` is read.
 package struct XMLWriter: Sendable {
+    private var bytes: [UInt8] = []
+
     /// The document so far.
-    package private(set) var document: String
+    package var document: String {
+        String(decoding: self.bytes, as: UTF8.self)
+    }
 
     /// Starts a document, with the XML declaration unless `declaration` is `false`.
     package init(declaration: Bool = true) {
-        self.document = declaration ? "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" : ""
+        self.bytes.reserveCapacity(1024)
+        if declaration { self.bytes.append(contentsOf: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n".utf8) }
     }
 
     /// Opens an element with attributes (values escaped).
     package mutating func open(_ name: String, attributes: [(String, String)] = []) {
-        self.document += "<" + name
-        for (key, value) in attributes { self.document += " \(key)=\"\(Self.escape(value))\"" }
-        self.document += ">"
+        self.bytes.append(UInt8(ascii: "<"))
+        self.bytes.append(contentsOf: name.utf8)
+        for (key, value) in attributes {
+            self.bytes.append(UInt8(ascii: " "))
+            self.bytes.append(contentsOf: key.utf8)
+            self.bytes.append(contentsOf: "=\"".utf8)
+            Self.appendEscaped(value, to: &self.bytes)
+            self.bytes.append(UInt8(ascii: "\""))
+        }
+        self.bytes.append(UInt8(ascii: ">"))
     }
 
     /// Closes an element.
     package mutating func close(_ name: String) {
-        self.document += "</" + name + ">"
+        self.bytes.append(contentsOf: "</".utf8)
+        self.bytes.append(contentsOf: name.utf8)
+        self.bytes.append(UInt8(ascii: ">"))
     }
 
     /// An element holding text (escaped).
     package mutating func element(_ name: String, _ value: String) {
-        self.document += "<\(name)>\(Self.escape(value))</\(name)>"
+        self.bytes.append(UInt8(ascii: "<"))
+        self.bytes.append(contentsOf: name.utf8)
+        self.bytes.append(UInt8(ascii: ">"))
+        Self.appendEscaped(value, to: &self.bytes)
+        self.close(name)
     }
 
     /// Text escaped for XML or HTML element content and attribute values.
@@ -32,10 +52,18 @@ package struct XMLWriter: Sendable {
     /// cannot change the text (an S3 key may hold a carriage return).
     package static func escape(_ text: String) -> String {
         var text = text
-        return text.withUTF8 { bytes in
-            guard bytes.contains(where: Self.needsEscape) else { return String(decoding: bytes, as: UTF8.self) }
-            var output: [UInt8] = []
-            output.reserveCapacity(bytes.count + 16)
+        let needed = text.withUTF8 { bytes in bytes.contains(where: Self.needsEscape) }
+        guard needed else { return text }
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count + 16)
+        Self.appendEscaped(text, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends `text` escaped as ``escape(_:)`` escapes it; runs that need no escape are copied whole.
+    private static func appendEscaped(_ text: String, to output: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes in
             var runStart = 0
             var index = 0
             while index < bytes.count {
@@ -47,23 +75,20 @@ package struct XMLWriter: Sendable {
                     continue
                 }
                 output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                let replacement: String
                 switch byte {
-                case UInt8(ascii: "&"): replacement = "&amp;"
-                case UInt8(ascii: "<"): replacement = "&lt;"
-                case UInt8(ascii: ">"): replacement = "&gt;"
-                case UInt8(ascii: "\""): replacement = "&quot;"
-                case UInt8(ascii: "'"): replacement = "&apos;"
+                case UInt8(ascii: "&"): output.append(contentsOf: "&amp;".utf8)
+                case UInt8(ascii: "<"): output.append(contentsOf: "&lt;".utf8)
+                case UInt8(ascii: ">"): output.append(contentsOf: "&gt;".utf8)
+                case UInt8(ascii: "\""): output.append(contentsOf: "&quot;".utf8)
+                case UInt8(ascii: "'"): output.append(contentsOf: "&apos;".utf8)
                 default:
                     let value = isC1 ? UInt32(bytes[index + 1]) : UInt32(byte)
-                    replacement = "&#x" + String(value, radix: 16, uppercase: true) + ";"
+                    output.append(contentsOf: ("&#x" + String(value, radix: 16, uppercase: true) + ";").utf8)
                 }
-                output.append(contentsOf: replacement.utf8)
                 index += isC1 ? 2 : 1
                 runStart = index
             }
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
-            return String(decoding: output, as: UTF8.self)
         }
     }
 

@@ -71,6 +71,29 @@ struct XMLReaderTests {
         #expect(XMLWriter.escape("\u{C2}") == "\u{C2}")
     }
 
+    @Test("every character below U+0100 is escaped exactly when it is markup or a control character")
+    func escapesEachCharacterAlone() {
+        let entities: [Unicode.Scalar: String] = ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&apos;"]
+        for value in UInt32(0)..<0x100 {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = "a" + String(Character(scalar)) + "b"
+            let expected: String
+            if let entity = entities[scalar] {
+                expected = "a" + entity + "b"
+            } else if XMLWriter.isControl(scalar) {
+                expected = "a&#x" + String(value, radix: 16, uppercase: true) + ";b"
+            } else {
+                expected = text
+            }
+            #expect(XMLWriter.escape(text) == expected, "U+\(String(value, radix: 16))")
+            var writer = XMLWriter(declaration: false)
+            writer.open("E", attributes: [("v", text)])
+            writer.element("K", text)
+            writer.close("E")
+            #expect(writer.document == "<E v=\"\(expected)\"><K>\(expected)</K></E>", "U+\(String(value, radix: 16))")
+        }
+    }
+
     @Test("namespaces resolve through prefixes and the default namespace")
     func namespaces() throws {
         let root = try Self.parse("""

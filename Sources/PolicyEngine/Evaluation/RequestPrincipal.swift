@@ -76,11 +76,11 @@ public struct RequestPrincipal: Sendable, Hashable, CustomStringConvertible {
     ///   breaks STS's rules.
     public static func assumedRole(roleArn: String, sessionName: String) throws(PolicyEngineError) -> RequestPrincipal {
         let parts = try ARNParts(roleArn, what: "role ARN")
-        guard parts.service == "iam", parts.resource.hasPrefix("role/"), parts.resource.count > 5 else {
+        guard parts.service == "iam", parts.resource.utf8.starts(with: "role/".utf8), parts.resource.utf8.count > 5 else {
             throw .invalidRequest("role ARN must look like arn:aws:iam::ACCOUNT:role/NAME, got '\(roleArn)'")
         }
         try validateSessionName(sessionName)
-        let roleName = parts.resource.split(separator: "/").last.map(String.init) ?? ""
+        let roleName = parts.resource.utf8.split(separator: UInt8(ascii: "/")).last.map { String(Substring($0)) } ?? ""
         let sessionArn = "arn:\(parts.partition):sts::\(parts.account):assumed-role/\(roleName)/\(sessionName)"
         return RequestPrincipal(
             kind: .assumedRole, arn: sessionArn, accountId: parts.account, roleArn: roleArn, partition: parts.partition)
@@ -175,10 +175,11 @@ public struct RequestPrincipal: Sendable, Hashable, CustomStringConvertible {
         guard count >= 2, count <= 64 else {
             throw .invalidRequest("role session name must be 2–64 characters, got \(count)")
         }
-        for scalar in name.unicodeScalars {
-            let value = scalar.value
-            let allowed = (value >= 0x30 && value <= 0x39) || (value >= 0x41 && value <= 0x5A)
-                || (value >= 0x61 && value <= 0x7A) || "+=,.@_-".unicodeScalars.contains(scalar)
+        // Every allowed character is ASCII, so the UTF-8 bytes can be checked one by one.
+        for byte in name.utf8 {
+            let allowed = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "=") || byte == UInt8(ascii: ",")
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "@") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
             guard allowed else {
                 throw .invalidRequest("role session name may contain only letters, digits and +=,.@_- characters")
             }
@@ -206,12 +207,15 @@ struct ARNParts: Sendable, Hashable {
     }
 
     init?(_ arn: String) {
-        let pieces = arn.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
-        guard pieces.count == 6, pieces[0] == "arn", !pieces[1].isEmpty, !pieces[2].isEmpty else { return nil }
-        self.partition = String(pieces[1])
-        self.service = String(pieces[2])
-        self.region = String(pieces[3])
-        self.account = String(pieces[4])
-        self.resource = String(pieces[5])
+        // Split over UTF-8: every separator is ASCII, and this runs for every role session.
+        let pieces = arn.utf8.split(separator: UInt8(ascii: ":"), maxSplits: 5, omittingEmptySubsequences: false)
+        guard pieces.count == 6, pieces[0].elementsEqual("arn".utf8), !pieces[1].isEmpty, !pieces[2].isEmpty else {
+            return nil
+        }
+        self.partition = String(Substring(pieces[1]))
+        self.service = String(Substring(pieces[2]))
+        self.region = String(Substring(pieces[3]))
+        self.account = String(Substring(pieces[4]))
+        self.resource = String(Substring(pieces[5]))
     }
 }

@@ -99,8 +99,9 @@ package struct XMLWriter: Sendable {
 
     @inline(__always)
     private static func needsEscape(_ byte: UInt8) -> Bool {
+        // Below 0x40, one bit per byte: every control character and `"`, `&`, `'`, `<`, `>`.
+        let escapedBelow64: UInt64 = 0xFFFF_FFFF | (1 << 0x22) | (1 << 0x26) | (1 << 0x27) | (1 << 0x3C) | (1 << 0x3E)
         // 0xC2 leads the UTF-8 form of every C1 control (U+0080–U+009F).
-        byte < 0x20 || byte == 0x7F || byte == 0xC2 || byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<")
-            || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")
+        return byte < 0x40 ? (escapedBelow64 >> UInt64(byte)) & 1 == 1 : (byte == 0x7F || byte == 0xC2)
     }
 }

@@ -32,15 +32,23 @@ struct STSParameters: Sendable {
 
     /// Whether a `Content-Type` is a form (`application/x-www-form-urlencoded`, with or without a charset).
     static func isForm(_ contentType: String?) -> Bool {
-        guard let contentType else { return false }
+        guard var contentType else { return false }
         let form = "application/x-www-form-urlencoded".utf8
-        let utf8 = contentType.utf8
-        var mediaType = utf8.prefix { $0 != UInt8(ascii: ";") }[...]
-        while mediaType.first == UInt8(ascii: " ") { mediaType = mediaType.dropFirst() }
-        while mediaType.last == UInt8(ascii: " ") { mediaType = mediaType.dropLast() }
-        // ASCII case folding: the name is ASCII, so any other byte fails to match it anyway.
-        return mediaType.count == form.count
-            && zip(mediaType, form).allSatisfy { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }
+        return contentType.withUTF8 { bytes in
+            var start = 0
+            var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+            while start < end, bytes[start] == UInt8(ascii: " ") { start += 1 }
+            while end > start, bytes[end - 1] == UInt8(ascii: " ") { end -= 1 }
+            guard end - start == form.count else { return false }
+            // ASCII case folding: the name is ASCII, so any other byte fails to match it anyway.
+            var index = start
+            for expected in form {
+                let byte = bytes[index]
+                if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != expected { return false }
+                index += 1
+            }
+            return true
+        }
     }
 
     /// The value of a parameter.

@@ -150,7 +150,7 @@ struct LocalResponder: HTTPResponder {
         guard target.path == "/" else { return .s3 }
         if CognitoIdentityService.isCall(request) { return .cognitoIdentity }
         if let query = target.query, Self.namesAction(query) { return .sts }
-        if request.method == .post, let type = request.headers[.contentType], Self.isFormContentType(type) {
+        if request.method == .post, let type = request.headers[.contentType], STSParameters.isForm(type) {
             return .sts
         }
         return .s3
@@ -180,20 +180,6 @@ struct LocalResponder: HTTPResponder {
             utf8 = utf8.dropFirst()
         }
         return false
-    }
-
-    /// Whether a `Content-Type` is `application/x-www-form-urlencoded`, with or without parameters.
-    static func isFormContentType(_ value: String) -> Bool {
-        let form = "application/x-www-form-urlencoded".utf8
-        var utf8 = value.utf8[...]
-        while utf8.first == UInt8(ascii: " ") { utf8 = utf8.dropFirst() }
-        guard utf8.count >= form.count else { return false }
-        for (byte, expected) in zip(utf8, form) {
-            let lowered = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 0x20 : byte
-            if lowered != expected { return false }
-        }
-        let rest = utf8.dropFirst(form.count)
-        return rest.isEmpty || rest.first == UInt8(ascii: ";") || rest.first == UInt8(ascii: " ")
     }
 }
 

@@ -108,10 +108,7 @@ package struct JSONWriter {
 
     /// `text` as a JSON string literal, quotes included; shared with the command-line tool.
     package static func quoted(_ text: String) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity(text.utf8.count + 2)
-        Self.appendQuoted(text, to: &output)
-        return String(decoding: output, as: UTF8.self)
+        String(utf8Capacity: text.utf8.count + 2) { Self.appendQuoted(text, to: &$0) }
     }
 
     /// Appends `text` as a JSON string literal, quotes included.

@@ -54,10 +54,7 @@ package struct XMLWriter: Sendable {
         var text = text
         let needed = text.withUTF8 { bytes in bytes.contains(where: Self.needsEscape) }
         guard needed else { return text }
-        var output: [UInt8] = []
-        output.reserveCapacity(text.utf8.count + 16)
-        Self.appendEscaped(text, to: &output)
-        return String(decoding: output, as: UTF8.self)
+        return String(utf8Capacity: text.utf8.count + 16) { Self.appendEscaped(text, to: &$0) }
     }
 
     /// Appends `text` escaped as ``escape(_:)`` escapes it; runs that need no escape are copied whole.

@@ -248,10 +248,10 @@ public final class DownloadFolder: Sendable {
         case failed(String)
     }
 
-    /// What `name` is in the folder `descriptor`, without following a link.
-    static func kind(of name: String, in descriptor: Int32) -> Kind {
+    /// What `name` is in the folder `descriptor`, without following a link unless `followingLinks`.
+    static func kind(of name: String, in descriptor: Int32, followingLinks: Bool = false) -> Kind {
         var info = stat()
-        guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+        guard fstatat(descriptor, name, &info, followingLinks ? 0 : AT_SYMLINK_NOFOLLOW) == 0 else {
             return errno == ENOENT ? .missing : .failed(String(cString: strerror(errno)))
         }
         switch info.st_mode & S_IFMT {

@@ -106,10 +106,9 @@ public struct SecretStore: Sendable {
     /// as ssh does for a private key: anyone who can read it can open the store. `nil` when the file is
     /// private or not there (yet).
     static func exposureNotice(keyFile path: String) -> String? {
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        let permissions = info.st_mode & 0o777
-        guard permissions & 0o077 != 0 else { return nil }
+        guard case .file(let permissions) = DownloadFolder.kind(of: path, in: AT_FDCWD, followingLinks: true),
+            permissions & 0o077 != 0
+        else { return nil }
         return "the key file \(path) can be read or changed by other users (mode \(String(permissions, radix: 8))), and it opens the store; "
             + "make it yours alone: chmod 600 \(path)"
     }

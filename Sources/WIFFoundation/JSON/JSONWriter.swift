@@ -18,6 +18,9 @@ package struct JSONWriter {
         String(decoding: self.bytes, as: UTF8.self)
     }
 
+    /// The text written so far, as UTF-8, for callers that want bytes.
+    package var utf8: [UInt8] { self.bytes }
+
     package mutating func beginObject() {
         self.valuePrefix()
         self.bytes.append(UInt8(ascii: "{"))

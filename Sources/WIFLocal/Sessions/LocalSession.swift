@@ -107,9 +107,9 @@ struct LocalSession: Codable, Sendable, Hashable {
 }
 
 extension LocalSession {
-    /// The session as the JSON its `Codable` form decodes, written by hand: sealing happens on every
+    /// The session as the JSON (UTF-8) its `Codable` form decodes, written by hand: sealing happens on every
     /// `AssumeRoleWithWebIdentity`, and a generic encoder costs more than the rest of the call's own work.
-    func sealedJSON() -> String {
+    func sealedJSON() -> [UInt8] {
         var writer = JSONWriter(pretty: false)
         writer.beginObject()
         writer.key("accessKeyId")
@@ -141,7 +141,7 @@ extension LocalSession {
             writer.string(sourceIdentity)
         }
         writer.endObject()
-        return writer.output
+        return writer.utf8
     }
 }
 

@@ -32,7 +32,7 @@ struct SessionCodec: Sendable {
 
     /// Seals a session into its session token.
     func seal(_ session: LocalSession) throws -> String {
-        let plaintext = Array(session.sealedJSON().utf8)
+        let plaintext = session.sealedJSON()
         let box = try AES.GCM.seal(
             plaintext, using: self.key, nonce: try AES.GCM.Nonce(data: SecureRandom.bytes(12)), authenticating: [Self.version])
         guard let combined = box.combined else { throw LocalStackError("cannot seal a session") }

@@ -24,7 +24,7 @@ struct SessionCodecTests {
 
     @Test("the hand-written JSON decodes to the same session", arguments: [Self.full, Self.minimal])
     func sealedJSONDecodes(session: LocalSession) throws {
-        let decoded = try JSONDecoder().decode(LocalSession.self, from: Data(session.sealedJSON().utf8))
+        let decoded = try JSONDecoder().decode(LocalSession.self, from: Data(session.sealedJSON()))
         #expect(decoded == session)
     }
 

@@ -37,23 +37,9 @@ extension STSService {
         // AWS does not say whether a role exists to callers it does not trust.
         let denied = AWSErrorResponse("AccessDenied", "Not authorized to perform sts:AssumeRoleWithWebIdentity", status: .forbidden)
         guard let role = self.roles[call.roleArn] else { throw denied }
-        let session: WebIdentitySession
-        do {
-            session = try WebIdentitySession(
-                verified.identity.webIdentity, role: role.arn, roleId: role.roleId, sessionName: call.roleSessionName,
-                secureTransport: secureTransport)
-        } catch {
-            throw AWSErrorResponse("ValidationError", error.reason)
-        }
-        var context = session.assumeRoleContext(at: Timestamp(secondsSince1970: now))
+        let trust = try self.trustContext(for: verified.identity, role: role, sessionName: call.roleSessionName, secureTransport: secureTransport)
+        let context = trust.context.retimed(Timestamp(secondsSince1970: now))
         let tags = verified.identity.principalTags
-        if !tags.isEmpty {
-            // Session tags in the token are request tags of the call, which then also needs sts:TagSession.
-            for (key, values) in tags {
-                context["aws:RequestTag/\(key)"] = values.count == 1 ? ContextValue(values[0]) : ContextValue(multiple: values)
-            }
-            context["aws:TagKeys"] = ContextValue(multiple: tags.keys.sorted())
-        }
         guard role.allows("sts:AssumeRoleWithWebIdentity", context: context) else { throw denied }
         if !tags.isEmpty, !role.allows("sts:TagSession", context: context) {
             throw AWSErrorResponse("AccessDenied", "Not authorized to perform sts:TagSession", status: .forbidden)
@@ -72,7 +58,7 @@ extension STSService {
             "role session issued",
             metadata: [
                 "wif.local.sts.request_id": "\(requestId)", "wif.local.sts.role": "\(role.arn)",
-                "wif.local.sts.access_key_id": "\(issued.accessKeyId)", "wif.local.sts.provider": "\(session.federatedProvider)",
+                "wif.local.sts.access_key_id": "\(issued.accessKeyId)", "wif.local.sts.provider": "\(trust.federatedProvider)",
             ])
 
         let identity = verified.identity
@@ -80,8 +66,8 @@ extension STSService {
             xml.element("SubjectFromWebIdentityToken", identity.subject)
             if let audience = identity.authorizedParty ?? identity.audiences.first { xml.element("Audience", audience) }
             xml.open("AssumedRoleUser")
-            xml.element("Arn", issued.assumedRoleArn)
-            xml.element("AssumedRoleId", "\(issued.roleId):\(issued.sessionName)")
+            xml.element("Arn", trust.session.sessionArn)
+            xml.element("AssumedRoleId", trust.session.userId)
             xml.close("AssumedRoleUser")
             xml.open("Credentials")
             xml.element("SessionToken", token)
@@ -91,8 +77,59 @@ extension STSService {
             xml.close("Credentials")
             if let packed = call.packedPolicySize { xml.element("PackedPolicySize", String(packed)) }
             if let sourceIdentity = issued.sourceIdentity { xml.element("SourceIdentity", sourceIdentity) }
-            xml.element("Provider", session.federatedProvider)
+            xml.element("Provider", trust.federatedProvider)
         }
+    }
+
+    /// The trust policy's question for one identity, role, session name and transport: everything of the
+    /// call's context but its time.
+    struct TrustContext: Sendable {
+        /// The session the call would open.
+        var session: WebIdentitySession
+        /// `aws:FederatedProvider`, as the trust policy names the provider.
+        var federatedProvider: String
+        /// The context without `aws:CurrentTime` and `aws:EpochTime`: the identity's keys,
+        /// `sts:RoleSessionName` and, for a token with session tags, `aws:RequestTag/…` and `aws:TagKeys`.
+        var context: PolicyEngine.RequestContext
+    }
+
+    /// What a trust context is made of; equal keys make the same context.
+    struct TrustContextKey: Hashable, Sendable {
+        var identity: IdentityRecord
+        var roleArn: String
+        var sessionName: String
+        var secureTransport: Bool
+    }
+
+    /// The most trust contexts remembered, as many as the verified tokens a verifier remembers.
+    static let trustContextCapacity = TokenVerifier.verifiedTokenCapacity
+
+    /// The trust context of a call, made once for each identity, role, session name and transport: a client
+    /// that assumes a role again with the token it holds asks the same question, and only the time changes.
+    func trustContext(
+        for identity: IdentityRecord, role: TrustedRole, sessionName: String, secureTransport: Bool
+    ) throws(AWSErrorResponse) -> TrustContext {
+        let key = TrustContextKey(identity: identity, roleArn: role.arn, sessionName: sessionName, secureTransport: secureTransport)
+        if let known = self.trustContexts[key] { return known }
+        let session: WebIdentitySession
+        do {
+            session = try WebIdentitySession(
+                identity.webIdentity, role: role.arn, roleId: role.roleId, sessionName: sessionName, secureTransport: secureTransport)
+        } catch {
+            throw AWSErrorResponse("ValidationError", error.reason)
+        }
+        var context = session.assumeRoleContext()
+        let tags = identity.principalTags
+        if !tags.isEmpty {
+            // Session tags in the token are request tags of the call, which then also needs sts:TagSession.
+            for (key, values) in tags {
+                context["aws:RequestTag/\(key)"] = values.count == 1 ? ContextValue(values[0]) : ContextValue(multiple: values)
+            }
+            context["aws:TagKeys"] = ContextValue(multiple: tags.keys.sorted())
+        }
+        let made = TrustContext(session: session, federatedProvider: session.federatedProvider, context: context)
+        self.trustContexts.store(made, for: key)
+        return made
     }
 
     /// Seals a session into its session token; identity pools issue their sessions through it too.

@@ -23,6 +23,8 @@ struct STSService: Sendable {
     let verify: Verify
     /// The configured roles by ARN.
     let roles: [String: TrustedRole]
+    /// Trust contexts made before, by what they are made of.
+    let trustContexts = BoundedCache<TrustContextKey, TrustContext>(capacity: STSService.trustContextCapacity)
 
     /// Creates the service.
     /// - Parameters:

@@ -140,6 +140,37 @@ struct STSServiceTests {
         #expect(result.credentials.accessKeyId.hasPrefix("ASIA"))
     }
 
+    @Test("asks the trust policy again on every call, at that call's time, for the session name it names")
+    func repeatedCallsAreDecidedAgain() async throws {
+        // Calls before 2024-05-01T12:30:00Z (half an hour after the clock starts), with session names app-*.
+        let fixture = try STSFixture.accepting { configuration in
+            guard let index = configuration.roles.firstIndex(where: { $0.name == "personal-store-facebook" }) else { return }
+            configuration.roles[index].trustPolicy = """
+                {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Federated": "graph.facebook.com"},
+                  "Action": "sts:AssumeRoleWithWebIdentity",
+                  "Condition": {"DateLessThan": {"aws:CurrentTime": "2024-05-01T12:30:00Z"},
+                                "StringLike": {"sts:RoleSessionName": "app-*"}}}]}
+                """
+        }
+        let first = try await fixture.post(STSFixture.assume()).decoded(at: fixture.signing.clock.now)
+        #expect(first.assumedRoleUser?.arn == "arn:aws:sts::000000000000:assumed-role/personal-store-facebook/app-1001")
+        // The same identity under another session name is another question, with its own answer.
+        let other = try await fixture.post(STSFixture.assume(session: "app-other")).decoded(at: fixture.signing.clock.now)
+        #expect(other.assumedRoleUser?.arn == "arn:aws:sts::000000000000:assumed-role/personal-store-facebook/app-other")
+        #expect(other.assumedRoleUser?.assumedRoleId?.hasSuffix(":app-other") == true)
+        let refusedName = try #require(await fixture.post(STSFixture.assume(session: "web-1001")).serviceError())
+        #expect(refusedName.code == "AccessDenied")
+        _ = try await fixture.post(STSFixture.assume()).decoded(at: fixture.signing.clock.now)
+
+        fixture.signing.clock.advance(by: 1800)
+        let late = try #require(await fixture.post(STSFixture.assume()).serviceError())
+        #expect(late.code == "AccessDenied")
+        #expect(late.message == "Not authorized to perform sts:AssumeRoleWithWebIdentity")
+        fixture.signing.clock.advance(by: -1)
+        let inTime = try await fixture.post(STSFixture.assume()).decoded(at: fixture.signing.clock.now)
+        #expect(inTime.serverExpiration == fixture.signing.clock.now.addingTimeInterval(3600))
+    }
+
     @Test("refuses a duration above the role's maximum, and accepts one up to it")
     func roleMaximum() async throws {
         let fixture = try STSFixture.accepting { configuration in

@@ -65,10 +65,7 @@ struct PolicyCaseFile {
         var problem: Problem
     }
 
-    enum Entry {
-        case ready(Case)
-        case invalid(InvalidCase)
-    }
+    typealias Entry = CaseFileEntry<Case>
 
     /// Something wrong in the file, at a JSON path.
     struct Problem: Error {
@@ -115,6 +112,16 @@ struct PolicyCaseFile {
 
         /// The top level: the documentation and the cases; a problem here fails the whole file.
         mutating func read(_ root: JSONNode) throws(Problem) -> (Documentation, [Entry]) {
+            try self.read(root, name: \.name) { reader, node, path throws(Problem) in try reader.readCase(node, path) }
+        }
+
+        /// The top level of any case file: its documentation, then each of its cases read by `readCase`. A
+        /// problem at the top level fails the whole file; a case that cannot be read, or repeats an earlier
+        /// case's name, becomes an invalid entry with its first problem, so the other cases still run.
+        mutating func read<Case>(
+            _ root: JSONNode, name: (Case) -> String,
+            readCase: (inout Reader, JSONNode, String) throws(Problem) -> Case
+        ) throws(Problem) -> (Documentation, [CaseFileEntry<Case>]) {
             let document = try self.object(root, "", allowed: ["cases"] + Documentation.keys)
             let documentation = try self.documentation(document, "")
             guard let casesNode = Self.member(document, "cases") else { throw Problem(path: "cases", message: "missing; it is required") }
@@ -122,14 +129,14 @@ struct PolicyCaseFile {
                 throw Problem(path: "cases", message: "expected an array, found \(casesNode.typeName)")
             }
             guard !list.isEmpty else { throw Problem(path: "cases", message: "is empty; add at least one case") }
-            var entries: [Entry] = []
+            var entries: [CaseFileEntry<Case>] = []
             var names: Set<String> = []
             for (index, node) in list.enumerated() {
                 let path = "cases[\(index)]"
                 do throws(Problem) {
-                    let entry = try self.readCase(node, path)
-                    guard names.insert(entry.name).inserted else {
-                        throw Problem(path: "\(path).name", message: "duplicate case name '\(entry.name)'")
+                    let entry = try readCase(&self, node, path)
+                    guard names.insert(name(entry)).inserted else {
+                        throw Problem(path: "\(path).name", message: "duplicate case name '\(name(entry))'")
                     }
                     entries.append(.ready(entry))
                 } catch {

@@ -202,35 +202,11 @@ extension WIFTool.Policy {
         // MARK: Batch
 
         private func runBatch(_ file: PolicyCaseFile) throws {
-            var passed = 0
-            var failed = 0
-            var output = ""
-            for entry in file.entries {
-                switch entry {
-                case .ready(let entry):
-                    let (line, ok) = self.run(entry)
-                    if let ok {
-                        if ok { passed += 1 } else { failed += 1 }
-                    }
-                    output += line + "\n"
-                case .invalid(let invalid):
-                    // Reported on its own line; the other cases still run.
-                    var object = PolicyJSONObject()
-                    object.add("name", invalid.name)
-                    invalid.documentation.add(to: &object)
-                    object.add("error", invalid.problem.text)
-                    object.add("ok", false)
-                    failed += 1
-                    output += object.text + "\n"
-                }
-            }
-            output += "\(passed) passed, \(failed) failed\n"
-            printRaw(output)
-            if failed > 0 { throw ExitStatus.failure.exitCode }
+            try file.entries.runCases(self.run)
         }
 
         /// The output line of one case, and whether it met its expectation (`nil` without one).
-        private func run(_ entry: PolicyCaseFile.Case) -> (line: String, ok: Bool?) {
+        private func run(_ entry: PolicyCaseFile.Case) -> (line: PolicyJSONObject, ok: Bool?) {
             let request = entry.request
             var object = PolicyJSONObject()
             object.add("name", entry.name)
@@ -254,7 +230,7 @@ extension WIFTool.Policy {
             if let explanation {
                 object.add("explanation", json: explanation.json(pretty: false))
             }
-            return (object.text, ok)
+            return (object, ok)
         }
     }
 }

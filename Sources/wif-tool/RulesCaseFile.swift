@@ -27,10 +27,7 @@ struct RulesCaseFile {
         var expected: RuleDecision.Outcome?
     }
 
-    enum Entry {
-        case ready(Case)
-        case invalid(PolicyCaseFile.InvalidCase)
-    }
+    typealias Entry = CaseFileEntry<Case>
 
     static let caseKeys = ["name", "model", "operation", "caller", "record", "update", "semantics", "expected"]
         + PolicyCaseFile.Documentation.keys
@@ -44,34 +41,11 @@ struct RulesCaseFile {
     ///   its top level is wrong.
     init(path: String) throws(CommandFailure) {
         let (bytes, root) = try PolicyInputs.readJSON(path)
-        let reader = PolicyCaseFile.Reader(file: path, folder: URL(fileURLWithPath: "."), bytes: bytes)
+        var reader = PolicyCaseFile.Reader(file: path, folder: URL(fileURLWithPath: "."), bytes: bytes)
         do throws(PolicyCaseFile.Problem) {
-            let document = try reader.object(root, "", allowed: ["cases"] + PolicyCaseFile.Documentation.keys)
-            self.documentation = try reader.documentation(document, "")
-            guard let list = PolicyCaseFile.Reader.member(document, "cases") else {
-                throw PolicyCaseFile.Problem(path: "cases", message: "missing; it is required")
+            (self.documentation, self.entries) = try reader.read(root, name: \.name) { reader, node, path throws(PolicyCaseFile.Problem) in
+                try Self.readCase(node, path, reader: reader)
             }
-            guard let cases = list.arrayValue, !cases.isEmpty else {
-                throw PolicyCaseFile.Problem(path: "cases", message: "expected a non-empty array, found \(list.typeName)")
-            }
-            var entries: [Entry] = []
-            var names: Set<String> = []
-            for (index, node) in cases.enumerated() {
-                let casePath = "cases[\(index)]"
-                do throws(PolicyCaseFile.Problem) {
-                    let entry = try Self.readCase(node, casePath, reader: reader)
-                    guard names.insert(entry.name).inserted else {
-                        throw PolicyCaseFile.Problem(path: "\(casePath).name", message: "duplicate case name '\(entry.name)'")
-                    }
-                    entries.append(.ready(entry))
-                } catch {
-                    let name = node.member("name")?.stringValue ?? casePath
-                    names.insert(name)
-                    let documentation = (try? reader.documentation(PolicyCaseFile.Reader.members(node), casePath)) ?? .init()
-                    entries.append(.invalid(PolicyCaseFile.InvalidCase(name: name, documentation: documentation, problem: error)))
-                }
-            }
-            self.entries = entries
         } catch {
             throw CommandFailure(status: error.status, message: "\(path): \(error.text)")
         }

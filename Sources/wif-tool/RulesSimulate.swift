@@ -152,41 +152,25 @@ extension WIFTool.Rules {
         }
 
         private func runBatch(_ file: RulesCaseFile, ruleSet: RuleSet) throws {
-            var passed = 0
-            var failed = 0
-            var output = ""
-            for entry in file.entries {
+            try file.entries.runCases { entry in
                 var object = PolicyJSONObject()
-                switch entry {
-                case .ready(let entry):
-                    object.add("name", entry.name)
-                    entry.documentation.add(to: &object)
-                    let decision = Self.decide(
-                        ruleSet, model: entry.model, operation: entry.operation, caller: entry.caller, record: entry.record,
-                        update: entry.update, semantics: entry.semantics)
-                    object.add("decision", decision.outcome.rawValue)
-                    object.add("semantics", decision.semantics.rawValue)
-                    if let rule = decision.rule { object.add("rule", rule.summary) } else { object.add("rule", json: "null") }
-                    if let expected = entry.expected {
-                        let ok = expected == decision.outcome
-                        if ok { passed += 1 } else { failed += 1 }
-                        object.add("expected", expected.rawValue)
-                        object.add("ok", ok)
-                    }
-                    if self.explain { object.add("explanation", decision.explanation) }
-                case .invalid(let invalid):
-                    // Reported on its own line; the other cases still run.
-                    object.add("name", invalid.name)
-                    invalid.documentation.add(to: &object)
-                    object.add("error", invalid.problem.text)
-                    object.add("ok", false)
-                    failed += 1
+                object.add("name", entry.name)
+                entry.documentation.add(to: &object)
+                let decision = Self.decide(
+                    ruleSet, model: entry.model, operation: entry.operation, caller: entry.caller, record: entry.record,
+                    update: entry.update, semantics: entry.semantics)
+                object.add("decision", decision.outcome.rawValue)
+                object.add("semantics", decision.semantics.rawValue)
+                if let rule = decision.rule { object.add("rule", rule.summary) } else { object.add("rule", json: "null") }
+                var ok: Bool?
+                if let expected = entry.expected {
+                    ok = expected == decision.outcome
+                    object.add("expected", expected.rawValue)
+                    object.add("ok", expected == decision.outcome)
                 }
-                output += object.text + "\n"
+                if self.explain { object.add("explanation", decision.explanation) }
+                return (object, ok)
             }
-            output += "\(passed) passed, \(failed) failed\n"
-            printRaw(output)
-            if failed > 0 { throw ExitStatus.failure.exitCode }
         }
     }
 }

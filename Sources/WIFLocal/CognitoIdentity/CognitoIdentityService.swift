@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import WIFFoundation
+import WIFAPIServer
 
 /// The local Cognito Identity (identity pools): the JSON 1.1 API (`POST /` with
 /// `X-Amz-Target: AWSCognitoIdentityService.<Operation>`) for `GetId`, `GetCredentialsForIdentity`,
@@ -46,7 +47,7 @@ struct CognitoIdentityService: Sendable {
 
     /// Whether a request is a Cognito Identity call: a `POST` whose `X-Amz-Target` names the service.
     static func isCall(_ request: Request) -> Bool {
-        guard request.method == .post, let target = request.headers[Self.targetHeader] else { return false }
+        guard request.method == .post, let target = request.headers.value(of: Self.targetHeader) else { return false }
         return target.hasPrefix(Self.targetPrefix)
     }
 
@@ -60,7 +61,7 @@ struct CognitoIdentityService: Sendable {
     /// - Returns: The operation's JSON document, or an error document.
     func respond(to request: Request, body: ByteBuffer) async -> Response {
         let requestId = RequestID.uuid()
-        let operation = String((request.headers[Self.targetHeader] ?? "").dropFirst(Self.targetPrefix.count))
+        let operation = String((request.headers.value(of: Self.targetHeader) ?? "").dropFirst(Self.targetPrefix.count))
         do {
             let input = try Self.parse(body)
             let output = try await self.perform(operation, input: input, secureTransport: request.head.scheme == "https")

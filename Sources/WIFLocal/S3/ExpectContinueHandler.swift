@@ -1,6 +1,7 @@
 import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
+import WIFAPIServer
 
 /// Answers `Expect: 100-continue` only once the request has been let in: the interim `100 Continue` goes
 /// out when the responder starts reading the body, which every service does only after authenticating and
@@ -30,7 +31,7 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head(let request) = self.unwrapInboundIn(data) {
-            self.owed = request.headerFields[.expect].map(Self.expectsContinue) ?? false
+            self.owed = request.headerFields.value(of: .expect).map(Self.expectsContinue) ?? false
         }
         context.fireChannelRead(data)
     }

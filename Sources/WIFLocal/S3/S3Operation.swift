@@ -1,4 +1,5 @@
 import HTTPTypes
+import WIFAPIServer
 
 /// An S3 API operation WIFLocal serves, with the IAM action that authorizes it.
 enum S3Operation: String, Sendable, Hashable, CaseIterable {
@@ -107,7 +108,7 @@ enum S3Operation: String, Sendable, Hashable, CaseIterable {
             guard method == .get else { throw S3Errors.methodNotAllowed(method.rawValue, resource: "SERVICE") }
             return .listBuckets
         }
-        let copySource = headers[HTTPField.Name("x-amz-copy-source")!] != nil
+        let copySource = headers.value(of: HTTPField.Name("x-amz-copy-source")!) != nil
         guard address.key != nil else {
             switch method {
             case .get:

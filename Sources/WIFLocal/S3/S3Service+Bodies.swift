@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import WIFCredentials
+import WIFAPIServer
 
 /// What `x-amz-content-sha256` (the signed payload hash) says.
 enum S3PayloadHash {
@@ -90,7 +91,7 @@ extension S3Service {
         var length: Int64?
         if case .chunked = S3BodyEncoding.from(payloadHash: payloadHash) {
             length = call.headers[S3Headers.decodedContentLength].flatMap { Int64($0) }
-        } else if let text = call.headers[.contentLength] {
+        } else if let text = call.headers.value(of: .contentLength) {
             guard let value = Int64(text), value >= 0 else {
                 throw S3Errors.invalidArgument("The Content-Length is not a valid number.", name: "Content-Length", value: text)
             }
@@ -118,8 +119,8 @@ extension S3Service {
     ///   rather than storing something other than what was sent.
     static func attributes(from headers: HTTPFields) throws(AWSErrorResponse) -> ObjectAttributes {
         var attributes = ObjectAttributes()
-        attributes.contentType = headers[.contentType]
-        if let encoding = headers[.contentEncoding] {
+        attributes.contentType = headers.value(of: .contentType)
+        if let encoding = headers.value(of: .contentEncoding) {
             // Kept as sent (`deflate, gzip` stays so), but for the `aws-chunked` framing of the upload itself.
             let codings = encoding.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             if codings.contains(where: { $0.lowercased() == "aws-chunked" }) {
@@ -129,10 +130,10 @@ extension S3Service {
                 attributes.contentEncoding = encoding
             }
         }
-        attributes.contentDisposition = headers[.contentDisposition]
-        attributes.contentLanguage = headers[.contentLanguage]
-        attributes.cacheControl = headers[.cacheControl]
-        attributes.expires = headers[.expires]
+        attributes.contentDisposition = headers.value(of: .contentDisposition)
+        attributes.contentLanguage = headers.value(of: .contentLanguage)
+        attributes.cacheControl = headers.value(of: .cacheControl)
+        attributes.expires = headers.value(of: .expires)
         for field in headers {
             let name = field.name.canonicalName
             guard name.hasPrefix("x-amz-meta-") else { continue }

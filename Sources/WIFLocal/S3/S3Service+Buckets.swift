@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import PolicyEngine
 import WIFFoundation
+import WIFAPIServer
 
 extension S3Service {
     /// `GET /`: every bucket of the account, if the caller may `s3:ListAllMyBuckets`.
@@ -44,7 +45,7 @@ extension S3Service {
     /// `PUT /bucket`, with an optional `CreateBucketConfiguration` body naming the region.
     func createBucket(_ call: Call) async throws(AWSErrorResponse) -> Response {
         try self.authorize(call)
-        if let lock = call.headers[HTTPField.Name("x-amz-bucket-object-lock-enabled")!], lock.lowercased() == "true" {
+        if let lock = call.headers.value(of: HTTPField.Name("x-amz-bucket-object-lock-enabled")!), lock.lowercased() == "true" {
             throw S3Errors.notImplemented("Object Lock (x-amz-bucket-object-lock-enabled)")
         }
         let body = try await self.collectSmallBody(call)
@@ -241,7 +242,7 @@ extension S3Service {
     /// Collects a small request body (XML documents, or nothing), checking its size, `x-amz-content-sha256`,
     /// `Content-MD5` and any `x-amz-checksum-*`.
     func collectSmallBody(_ call: Call) async throws(AWSErrorResponse) -> ByteBuffer {
-        if let length = call.headers[.contentLength].flatMap({ Int64($0) }), length > Int64(Self.maximumXMLBodySize) {
+        if let length = call.headers.value(of: .contentLength).flatMap({ Int64($0) }), length > Int64(Self.maximumXMLBodySize) {
             throw ObjectStoreError.entityTooLarge(proposed: length, maximum: Int64(Self.maximumXMLBodySize))
         }
         let stream = try self.bodyStream(call)

@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import PolicyEngine
 import WIFFoundation
+import WIFAPIServer
 
 extension S3Service {
     /// `PUT /bucket/key`: streams the body to the store, which keeps it only once it is complete and matches
@@ -30,8 +31,8 @@ extension S3Service {
     /// `If-None-Match: *` (create only) and `If-Match` on a put or a multipart completion, as S3 supports
     /// them.
     func checkWritePreconditions(_ call: Call) async throws(AWSErrorResponse) {
-        let ifNoneMatch = call.headers[.ifNoneMatch]
-        let ifMatch = call.headers[.ifMatch]
+        let ifNoneMatch = call.headers.value(of: .ifNoneMatch)
+        let ifMatch = call.headers.value(of: .ifMatch)
         guard ifNoneMatch != nil || ifMatch != nil else { return }
         var existing: ObjectInfo?
         do {
@@ -60,7 +61,7 @@ extension S3Service {
         if call.query.has("partNumber") {
             throw S3Errors.notImplemented("Reading one part of an object (partNumber)")
         }
-        let rangeHeader = call.headers[.range]
+        let rangeHeader = call.headers.value(of: .range)
         let range = rangeHeader.flatMap { ByteRange(header: $0) }
         let content: ObjectContent
         do {
@@ -160,7 +161,7 @@ extension S3Service {
     func deleteObject(_ call: Call) async throws(AWSErrorResponse) -> Response {
         try self.requireBucket(call)
         try self.authorize(call)
-        try await self.store.deleteObject(bucket: call.bucket, key: call.key, ifMatch: call.headers[.ifMatch])
+        try await self.store.deleteObject(bucket: call.bucket, key: call.key, ifMatch: call.headers.value(of: .ifMatch))
         return Response(status: .noContent)
     }
 
@@ -271,14 +272,14 @@ enum S3Conditions {
     static func evaluate(_ headers: HTTPFields, etag: String, lastModified: Date, now: Date) -> Outcome {
         let modified = Int64(lastModified.timeIntervalSince1970.rounded(.down))
         let current = Int64(now.timeIntervalSince1970.rounded(.down))
-        if let ifMatch = headers[.ifMatch] {
+        if let ifMatch = headers.value(of: .ifMatch) {
             if !Self.etagList(ifMatch, matches: etag) { return .preconditionFailed("If-Match") }
-        } else if let text = headers[.ifUnmodifiedSince], let date = AWSDate.parseHTTPDateOrISO8601(text), date <= current, modified > date {
+        } else if let text = headers.value(of: .ifUnmodifiedSince), let date = AWSDate.parseHTTPDateOrISO8601(text), date <= current, modified > date {
             return .preconditionFailed("If-Unmodified-Since")
         }
-        if let ifNoneMatch = headers[.ifNoneMatch] {
+        if let ifNoneMatch = headers.value(of: .ifNoneMatch) {
             if Self.etagList(ifNoneMatch, matches: etag) { return .notModified }
-        } else if let text = headers[.ifModifiedSince], let date = AWSDate.parseHTTPDateOrISO8601(text), date <= current, modified <= date {
+        } else if let text = headers.value(of: .ifModifiedSince), let date = AWSDate.parseHTTPDateOrISO8601(text), date <= current, modified <= date {
             return .notModified
         }
         return .proceed

@@ -1,4 +1,5 @@
 import HTTPTypes
+import WIFAPIServer
 
 extension S3Service {
     /// Refuses, with S3's answer, request headers that ask for something the stack does not do, so that
@@ -29,7 +30,7 @@ extension S3Service {
     static let acceptedCannedACLs: Set<String> = ["private", "bucket-owner-full-control"]
 
     private static func refuseACL(_ headers: HTTPFields) throws(AWSErrorResponse) {
-        if let acl = headers[HTTPField.Name("x-amz-acl")!], !Self.acceptedCannedACLs.contains(acl.trimmingCharacters(in: .whitespaces)) {
+        if let acl = headers.value(of: HTTPField.Name("x-amz-acl")!), !Self.acceptedCannedACLs.contains(acl.trimmingCharacters(in: .whitespaces)) {
             throw Self.aclNotSupported()
         }
         if headers.contains(where: { $0.name.canonicalName.hasPrefix("x-amz-grant-") }) {
@@ -43,7 +44,7 @@ extension S3Service {
 
     private static func refuseEncryption(_ headers: HTTPFields) throws(AWSErrorResponse) {
         let method = headers[S3Headers.serverSideEncryption]
-        let kmsKey = headers[HTTPField.Name("x-amz-server-side-encryption-aws-kms-key-id")!]
+        let kmsKey = headers.value(of: HTTPField.Name("x-amz-server-side-encryption-aws-kms-key-id")!)
         // A copy's source keys (x-amz-copy-source-server-side-encryption-customer-*) say nothing of the target.
         let customer = headers.contains { $0.name.canonicalName.hasPrefix(S3Service.customerKeyPrefix) }
         if customer, method != nil {

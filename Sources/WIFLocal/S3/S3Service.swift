@@ -5,6 +5,7 @@ import Hummingbird
 import NIOCore
 import PolicyEngine
 import WIFCredentials
+import WIFAPIServer
 
 /// The stack's S3 endpoint: addressing, SigV4 authentication, IAM authorization with PolicyEngine, and the
 /// bucket, object, listing and multipart operations over the ``ObjectStore``.
@@ -80,7 +81,7 @@ struct S3Service: Sendable {
     }
 
     private func handle(_ request: Request, requestId: String, sourceIp: String?) async throws(AWSErrorResponse) -> Response {
-        if request.method == .post, let type = request.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data") {
+        if request.method == .post, let type = request.headers.value(of: .contentType), type.lowercased().hasPrefix("multipart/form-data") {
             // A browser form upload signs a policy inside the form, not the request, so it would otherwise be
             // refused as unsigned.
             throw S3Errors.notImplemented("Browser-based uploads (POST with a form and a signed policy)")

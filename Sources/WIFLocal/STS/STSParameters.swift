@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import WIFFoundation
+import WIFAPIServer
 
 /// The parameters of an STS query-API call: those of the URL's query, then those of an
 /// `application/x-www-form-urlencoded` body. The first value of a name wins.
@@ -14,7 +15,7 @@ struct STSParameters: Sendable {
     init(request: Request, body: ByteBuffer) {
         let query = RequestAuthenticator.split(request.head.path ?? "/").query
         if !query.isEmpty { self.add(PercentEncoding.parameters(query, plusIsSpace: true)) }
-        if body.readableBytes > 0, Self.isForm(request.headers[.contentType]) {
+        if body.readableBytes > 0, Self.isForm(request.headers.value(of: .contentType)) {
             self.add(PercentEncoding.parameters(String(buffer: body), plusIsSpace: true))
         }
     }

@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import NIOCore
+import WIFAPIServer
 
 /// The one responder of the local stack: it sends each request to the development issuer, STS or S3.
 ///
@@ -35,7 +36,7 @@ struct LocalResponder: HTTPResponder {
     func respond(to request: Request, context: Context) async throws -> Response {
         let sourceIp = context.remoteAddress?.ipAddress
         var request = request
-        if let expect = request.headers[.expect], ExpectContinueHandler.expectsContinue(expect) {
+        if let expect = request.headers.value(of: .expect), ExpectContinueHandler.expectsContinue(expect) {
             // The interim `100 Continue` goes out when a service starts reading the body, after it has let
             // the request in; a refused request's body is never asked for.
             request.body = RequestBody(asyncSequence: ContinuingBody(base: request.body, channel: context.channel))
@@ -87,7 +88,7 @@ struct LocalResponder: HTTPResponder {
     }
 
     private func respondSTS(_ request: Request) async -> Response {
-        if let length = request.headers[.contentLength], let bytes = Int(length), bytes > Self.maximumSTSBodySize {
+        if let length = request.headers.value(of: .contentLength), let bytes = Int(length), bytes > Self.maximumSTSBodySize {
             return Self.bodyTooLarge()
         }
         let body: ByteBuffer
@@ -104,7 +105,7 @@ struct LocalResponder: HTTPResponder {
     private func respondCognitoIdentity(_ request: Request) async -> Response {
         let limit = CognitoIdentityService.maximumBodySize
         let tooLarge = AWSErrorResponse("InvalidParameterException", "the request body is larger than \(limit) bytes", status: .contentTooLarge)
-        if let length = request.headers[.contentLength], let bytes = Int(length), bytes > limit {
+        if let length = request.headers.value(of: .contentLength), let bytes = Int(length), bytes > limit {
             return tooLarge.cognitoResponse(requestId: RequestID.make())
         }
         let body: ByteBuffer
@@ -150,7 +151,7 @@ struct LocalResponder: HTTPResponder {
         guard target.path == "/" else { return .s3 }
         if CognitoIdentityService.isCall(request) { return .cognitoIdentity }
         if let query = target.query, Self.namesAction(query) { return .sts }
-        if request.method == .post, let type = request.headers[.contentType], STSParameters.isForm(type) {
+        if request.method == .post, let type = request.headers.value(of: .contentType), STSParameters.isForm(type) {
             return .sts
         }
         return .s3

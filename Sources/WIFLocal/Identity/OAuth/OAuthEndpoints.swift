@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import WIFFoundation
+import WIFAPIServer
 
 /// The HTTP endpoints of the development authorization server, under `/oauth2/`:
 ///
@@ -84,10 +85,10 @@ struct OAuthEndpoints: Sendable {
         if request.method != .post {
             return .success(OAuthForm(encoded: request.uri.query ?? ""))
         }
-        guard STSParameters.isForm(request.headers[.contentType]) else {
+        guard STSParameters.isForm(request.headers.value(of: .contentType)) else {
             return .failure(.invalidRequest("the body must be application/x-www-form-urlencoded"))
         }
-        if let length = request.headers[.contentLength], let bytes = Int(length), bytes > Self.maximumBodySize {
+        if let length = request.headers.value(of: .contentLength), let bytes = Int(length), bytes > Self.maximumBodySize {
             return .failure(.invalidRequest("the body is larger than \(Self.maximumBodySize) bytes"))
         }
         do {
@@ -104,7 +105,7 @@ struct OAuthEndpoints: Sendable {
     /// its `client_id`; a confidential one with HTTP Basic or `client_secret` in the form, not both.
     func authenticateClient(_ request: Request, form: OAuthForm) -> Result<OAuthClient, OAuthError> {
         var basic: (id: String, secret: String)?
-        if let header = request.headers[.authorization] {
+        if let header = request.headers.value(of: .authorization) {
             guard header.count > 6, header.prefix(6).lowercased() == "basic ",
                 let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
                 let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")

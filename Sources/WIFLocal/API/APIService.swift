@@ -91,7 +91,9 @@ struct APIService: Sendable {
     /// Answers a request under ``prefix``.
     func respond(to request: Request) async -> Response {
         let path = request.uri.path
-        let parts = path.dropFirst(Self.prefix.count).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        // Split over UTF-8: a path is bytes, and this runs for every call.
+        let parts = path.utf8.dropFirst(Self.prefix.utf8.count).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            .map { String(Substring($0)) }
         guard let name = parts.first, let api = self.apis[name] else {
             return Self.error(.notFound, "NotFoundException", "no API is named '\(parts.first ?? "")'; this stack serves \(self.apis.keys.sorted().joined(separator: ", "))")
         }
@@ -101,7 +103,8 @@ struct APIService: Sendable {
         } catch {
             return Self.error(.contentTooLarge, "BadRequestException", "the request body is larger than \(Self.maximumBodySize) bytes or could not be read")
         }
-        let relative = "/" + parts.dropFirst().joined(separator: "/")
+        let rest = path.utf8.dropFirst(Self.prefix.utf8.count + name.utf8.count)
+        let relative = rest.isEmpty ? "/" : String(Substring(rest))
         let caller: APICaller
         do {
             caller = try await api.authenticator.authenticate(request, body: body, path: relative, logger: self.logger)

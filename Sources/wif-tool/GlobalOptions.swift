@@ -34,7 +34,7 @@ struct GlobalOptions: ParsableArguments {
     /// keys that could not be fetched, a stored object it skips) always reach standard error, and
     /// `--verbose` adds a line per request.
     func makeServerLogger() -> Logger {
-        var logger = Logger(label: "wif-tool", factory: { StreamLogHandler.standardError(label: $0) })
+        var logger = Logger(label: "wif-tool", factory: { DeferredMetadataLogHandler(label: $0) })
         logger.logLevel = self.verbose ? .debug : .warning
         return logger
     }

@@ -142,7 +142,8 @@ import WIFTestSupport
         #expect(tokenless.stderr.contains("AWS_LAMBDA: no token for the Lambda authorizer); give AWS_LAMBDA's token with --lambda-token"), "\(tokenless.stderr)")
         let stopped = try await server.stop(signal: SIGTERM)
         #expect(stopped.status == 0)
-        #expect(stopped.stderr.contains("api lambda authorizer failed") && stopped.stderr.contains("exited with status 3"), "\(stopped.stderr)")
+        let log = stopped.stderr  // The failure's line carries the logger's metadata: which API.
+        #expect(log.contains("api lambda authorizer failed") && log.contains("exited with status 3") && log.contains("wif.api=robots"), "\(log)")
         #expect(!stopped.stderr.contains("5e1d"))
     }
 

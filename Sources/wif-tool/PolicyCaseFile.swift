@@ -40,7 +40,7 @@ struct PolicyCaseFile {
     }
 
     /// A case ready to run.
-    struct Case {
+    struct Case: SimulationCase {
         var name: String
         var documentation: Documentation
         var simulator: PolicySimulator
@@ -112,15 +112,14 @@ struct PolicyCaseFile {
 
         /// The top level: the documentation and the cases; a problem here fails the whole file.
         mutating func read(_ root: JSONNode) throws(Problem) -> (Documentation, [Entry]) {
-            try self.read(root, name: \.name) { reader, node, path throws(Problem) in try reader.readCase(node, path) }
+            try self.read(root) { reader, node, path throws(Problem) in try reader.readCase(node, path) }
         }
 
         /// The top level of any case file: its documentation, then each of its cases read by `readCase`. A
         /// problem at the top level fails the whole file; a case that cannot be read, or repeats an earlier
         /// case's name, becomes an invalid entry with its first problem, so the other cases still run.
-        mutating func read<Case>(
-            _ root: JSONNode, name: (Case) -> String,
-            readCase: (inout Reader, JSONNode, String) throws(Problem) -> Case
+        mutating func read<Case: SimulationCase>(
+            _ root: JSONNode, readCase: (inout Reader, JSONNode, String) throws(Problem) -> Case
         ) throws(Problem) -> (Documentation, [CaseFileEntry<Case>]) {
             let document = try self.object(root, "", allowed: ["cases"] + Documentation.keys)
             let documentation = try self.documentation(document, "")
@@ -135,8 +134,8 @@ struct PolicyCaseFile {
                 let path = "cases[\(index)]"
                 do throws(Problem) {
                     let entry = try readCase(&self, node, path)
-                    guard names.insert(name(entry)).inserted else {
-                        throw Problem(path: "\(path).name", message: "duplicate case name '\(name(entry))'")
+                    guard names.insert(entry.name).inserted else {
+                        throw Problem(path: "\(path).name", message: "duplicate case name '\(entry.name)'")
                     }
                     entries.append(.ready(entry))
                 } catch {

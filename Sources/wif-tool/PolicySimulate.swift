@@ -202,15 +202,13 @@ extension WIFTool.Policy {
         // MARK: Batch
 
         private func runBatch(_ file: PolicyCaseFile) throws {
-            try file.entries.runCases(self.run)
+            try file.entries.runCases(self.run(_:into:))
         }
 
-        /// The output line of one case, and whether it met its expectation (`nil` without one).
-        private func run(_ entry: PolicyCaseFile.Case) -> (line: PolicyJSONObject, ok: Bool?) {
+        /// Decides one case, adds the decision to its output line, and says whether it met its
+        /// expectation (`nil` without one).
+        private func run(_ entry: PolicyCaseFile.Case, into object: inout PolicyJSONObject) -> Bool? {
             let request = entry.request
-            var object = PolicyJSONObject()
-            object.add("name", entry.name)
-            entry.documentation.add(to: &object)
             var explanation: Explanation?
             let decision: Decision
             if self.explain {
@@ -230,7 +228,7 @@ extension WIFTool.Policy {
             if let explanation {
                 object.add("explanation", json: explanation.json(pretty: false))
             }
-            return (object, ok)
+            return ok
         }
     }
 }

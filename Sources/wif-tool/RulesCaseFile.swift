@@ -15,7 +15,7 @@ import WIFFoundation
 /// keys, documentation and problems are named the same way; a wrong case becomes an invalid entry and the
 /// others still run.
 struct RulesCaseFile {
-    struct Case {
+    struct Case: SimulationCase {
         var name: String
         var documentation: PolicyCaseFile.Documentation
         var model: String
@@ -43,7 +43,7 @@ struct RulesCaseFile {
         let (bytes, root) = try PolicyInputs.readJSON(path)
         var reader = PolicyCaseFile.Reader(file: path, folder: URL(fileURLWithPath: "."), bytes: bytes)
         do throws(PolicyCaseFile.Problem) {
-            (self.documentation, self.entries) = try reader.read(root, name: \.name) { reader, node, path throws(PolicyCaseFile.Problem) in
+            (self.documentation, self.entries) = try reader.read(root) { reader, node, path throws(PolicyCaseFile.Problem) in
                 try Self.readCase(node, path, reader: reader)
             }
         } catch {

@@ -152,10 +152,7 @@ extension WIFTool.Rules {
         }
 
         private func runBatch(_ file: RulesCaseFile, ruleSet: RuleSet) throws {
-            try file.entries.runCases { entry in
-                var object = PolicyJSONObject()
-                object.add("name", entry.name)
-                entry.documentation.add(to: &object)
+            try file.entries.runCases { entry, object in
                 let decision = Self.decide(
                     ruleSet, model: entry.model, operation: entry.operation, caller: entry.caller, record: entry.record,
                     update: entry.update, semantics: entry.semantics)
@@ -169,7 +166,7 @@ extension WIFTool.Rules {
                     object.add("ok", expected == decision.outcome)
                 }
                 if self.explain { object.add("explanation", decision.explanation) }
-                return (object, ok)
+                return ok
             }
         }
     }

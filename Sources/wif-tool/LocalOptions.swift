@@ -27,12 +27,16 @@ struct LocalOptions: ParsableArguments {
         guard let configFile else {
             return LocalConfiguration.default(dataDirectory: dataDirectory)
         }
-        guard FileManager.default.isReadableFile(atPath: configFile) else {
-            let reason = FileManager.default.fileExists(atPath: configFile) ? "it cannot be read" : "no such file"
-            throw CommandFailure(status: .io, message: "cannot read the configuration file \(configFile): \(reason)")
+        let json: [UInt8]
+        do throws(LocalStackError) {
+            json = try LocalConfiguration.fileContents(configFile)
+        } catch {
+            throw CommandFailure(status: .io, message: error.message)
         }
         do throws(LocalStackError) {
-            return try LocalConfiguration.load(file: configFile, dataDirectory: dataDirectory)
+            let folder = (configFile as NSString).deletingLastPathComponent
+            return try LocalConfiguration.load(
+                json: json, baseDirectory: folder.isEmpty ? "." : folder, dataDirectory: dataDirectory, sourceName: configFile)
         } catch {
             throw CommandFailure(status: .usage, message: error.message)
         }

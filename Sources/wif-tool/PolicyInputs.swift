@@ -14,6 +14,10 @@ enum PolicyInputs {
 
     // MARK: Files
 
+    /// The most bytes read from one input file (a policy, a case file, a request body): a limit that
+    /// stops a mistaken `/dev/zero` or an endless pipe, far above any real document.
+    static let maximumInputSize = 64 << 20
+
     /// Reads a file, or standard input for `-`, failing with an I/O error that names the file.
     static func read(_ path: String) throws(CommandFailure) -> [UInt8] {
         if path == "-" {
@@ -26,11 +30,10 @@ enum PolicyInputs {
         guard !isDirectory.boolValue else {
             throw CommandFailure(status: .io, message: "cannot read '\(path)': it is a directory")
         }
-        do {
-            return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        do throws(FileContents.Failure) {
+            return try FileContents.read(path, limit: Self.maximumInputSize)
         } catch {
-            let reason = FileFailure.reason(error, path: path)
-            throw CommandFailure(status: .io, message: "cannot read '\(path)': \(reason)")
+            throw CommandFailure(status: .io, message: "cannot read '\(path)': \(error.reason)")
         }
     }
 

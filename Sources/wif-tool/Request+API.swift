@@ -4,6 +4,7 @@ import Foundation
 import NIOHTTP1
 import WIFAPIClient
 import WIFFileStore
+import WIFFoundation
 import WIFTerminal
 
 extension WIFTool.Request {
@@ -27,11 +28,11 @@ extension WIFTool.Request {
             let method = (self.target.count == 2 ? self.target[0] : self.method ?? (body.isEmpty ? "GET" : "POST")).uppercased()
             var document: [UInt8]?
             if let config = self.call.config {
-                guard let data = FileManager.default.contents(atPath: config) else {
-                    let reason = FileManager.default.fileExists(atPath: config) ? "it cannot be read as a file" : "there is no such file"
-                    throw CommandFailure(status: .io, message: "cannot read --config file '\(config)': \(reason)")
+                do throws(FileContents.Failure) {
+                    document = try FileContents.read(config, limit: PolicyInputs.maximumInputSize)
+                } catch {
+                    throw CommandFailure(status: .io, message: "cannot read --config file '\(config)': \(error.reason)")
                 }
-                document = Array(data)
             }
             let modes: SignedInAPI.Call.Modes
             if self.call.multiAuth, let model = self.call.model, let operation = self.call.operation.flatMap(ModelOperation.init(rawValue:)) {

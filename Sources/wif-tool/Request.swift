@@ -138,10 +138,10 @@ extension WIFTool {
             guard let data = self.data else { return nil }
             guard data.hasPrefix("@") else { return Array(data.utf8) }
             let path = String(data.dropFirst())
-            do {
-                return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+            do throws(FileContents.Failure) {
+                return try FileContents.read(path, limit: PolicyInputs.maximumInputSize)
             } catch {
-                throw CommandFailure(status: .io, message: "cannot read --data file '\(path)': \(FileFailure.reason(error, path: path))")
+                throw CommandFailure(status: .io, message: "cannot read --data file '\(path)': \(error.reason)")
             }
         }
 

@@ -38,11 +38,12 @@ public enum SignIn {
     /// - Returns: The token.
     /// - Throws: ``FileStoreError``: `fileError` when the file cannot be read, `invalidToken` when it is empty.
     public static func token(fromFile path: String) throws(FileStoreError) -> String {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let data: [UInt8]
+        do throws(FileContents.Failure) {
+            // A token is at most 20,000 bytes; a megabyte leaves room for any whitespace around it.
+            data = try FileContents.read(path, limit: 1 << 20)
         } catch {
-            throw FileStoreError.fileError("cannot read the token file \(path): \(FileFailure.reason(error, path: path))")
+            throw FileStoreError.fileError("cannot read the token file \(path): \(error.reason)")
         }
         let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !token.isEmpty else {

@@ -27,12 +27,23 @@ extension LocalConfiguration {
     /// - Returns: The configuration, validated.
     /// - Throws: ``LocalStackError`` naming the file and listing every problem with its JSON path.
     public static func load(file path: String, dataDirectory: String) throws(LocalStackError) -> LocalConfiguration {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "it cannot be read" : "no such file"
+        let json = try self.fileContents(path)
+        let folder = (path as NSString).deletingLastPathComponent
+        return try self.load(json: json, baseDirectory: folder.isEmpty ? "." : folder, dataDirectory: dataDirectory, sourceName: path)
+    }
+
+    /// The most bytes a configuration file may hold.
+    package static let maximumFileSize = 16 << 20
+
+    /// The bytes of a configuration file: a regular file, or a pipe such as a shell's `<(command)`.
+    /// - Throws: ``LocalStackError`` `cannot read the configuration file PATH: REASON`.
+    package static func fileContents(_ path: String) throws(LocalStackError) -> [UInt8] {
+        do throws(FileContents.Failure) {
+            return try FileContents.read(path, limit: Self.maximumFileSize)
+        } catch {
+            let reason = error.kind == .missing ? "no such file" : error.reason
             throw LocalStackError("cannot read the configuration file \(path): \(reason)")
         }
-        let folder = (path as NSString).deletingLastPathComponent
-        return try self.load(json: Array(data), baseDirectory: folder.isEmpty ? "." : folder, dataDirectory: dataDirectory, sourceName: path)
     }
 
     /// Reads configuration JSON.

@@ -31,6 +31,15 @@ import WIFTestSupport
         #expect(missing?.code == .fileError)
     }
 
+    /// `login --token-file <(command)`: the shell passes a pipe, which has no size and is read once.
+    @Test func aTokenFileMayBeAPipe() throws {
+        let folder = try TemporaryFolder("wif-token-pipe")
+        let pipe = try NamedPipe(at: folder.file("token"), feeding: Array("  eyJhbGciOi.payload.signature\n".utf8))
+        #expect(try SignIn.token(fromFile: pipe.path) == "eyJhbGciOi.payload.signature")
+        let folderAsFile = #expect(throws: FileStoreError.self) { try SignIn.token(fromFile: folder.path) }
+        #expect(folderAsFile?.message == "cannot read the token file \(folder.path): it is a folder")
+    }
+
     @Test func refusedTokensAreToldApartFromOtherFailures() {
         #expect(SignIn.refusesIdentity(.tokenExpired("expired")))
         #expect(SignIn.refusesIdentity(.service(AWSServiceError(code: "InvalidIdentityToken", httpStatus: 400))))

@@ -1,6 +1,7 @@
 import Foundation
 import PolicyEngine
 import Testing
+import WIFTestSupport
 @testable import WIFLocal
 
 /// Reading configuration files: merging over the defaults, policies inline or from files, round trips.
@@ -33,6 +34,14 @@ import Testing
         let defaults = LocalConfiguration.default(dataDirectory: loaded.dataDirectory)
         #expect(loaded.fileRepresentation() == defaults.fileRepresentation())
         #expect(loaded.dataDirectory.hasSuffix("/data"))
+    }
+
+    /// `local serve --config <(command)`: the configuration may come from a pipe.
+    @Test func aConfigurationMayComeFromAPipe() throws {
+        let folder = try TemporaryFolder("wif-config-pipe")
+        let pipe = try NamedPipe(at: folder.file("wif.json"), feeding: Array(#"{"region": "eu-west-1"}"#.utf8))
+        let loaded = try LocalConfiguration.load(file: pipe.path, dataDirectory: folder.file("data"))
+        #expect(loaded.region == "eu-west-1")
     }
 
     @Test func defaultsFalseStartsFromNothing() throws {

@@ -256,10 +256,12 @@ extension WIFTool {
                         status: .usage,
                         message: "the token is not a JWT, so give --provider: facebook or amazon for their access tokens")
                 }
-                if let tokenFile {
+                if let tokenFile, Self.isRegularFile(tokenFile) {
                     let path = URL(fileURLWithPath: tokenFile).standardizedFileURL.path
                     record = StoredSession.TokenRecord(kind: .file, path: path, expiration: claims?.expiration)
                 } else {
+                    // A token given by value, or read from a pipe (a shell's `<(command)`), which cannot be
+                    // read again at renewal: kept as given, as `--token` keeps it.
                     record = StoredSession.TokenRecord(kind: .token, value: token, expiration: claims?.expiration)
                 }
                 if let local {
@@ -338,6 +340,12 @@ extension WIFTool {
             return CommandFailure(
                 status: .denied,
                 message: "STS refused the sign-in to \(roleArn) with AccessDenied and no reason: either the token was refused (its signature, expiry, issuer or audience) or the role's trust policy does not admit this identity (its sub, aud or tags)\(requestId)")
+        }
+
+        /// Whether `path` names a regular file (following links), which renewals can read again.
+        static func isRegularFile(_ path: String) -> Bool {
+            var info = stat()
+            return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
         }
 
         /// The provider profile whose tokens carry `issuer`, on the embedded stack; `oidc` otherwise.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WIFTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -89,6 +90,23 @@ extension FileStoreCommandTests {
         let refused = try fixture.run(["list"])
         #expect(refused.status == 3, "\(refused.stderr)")
         #expect(refused.stderr.contains("refused while renewing credentials"), "\(refused.stderr)")
+    }
+
+    /// `login --token-file <(command)`: the pipe is read once, so the token is kept as given, and a
+    /// renewal does not look for the pipe again.
+    @Test func aTokenFileThatIsAPipeIsKeptAsGiven() throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let issued = try fixture.run(["local", "token", "--provider", "google", "--user", "pia"])
+        try #require(issued.status == 0, "\(issued.stderr)")
+        var pipe: NamedPipe? = try NamedPipe(at: fixture.work.appendingPathComponent("token.fifo").path, feeding: Array(issued.stdout.utf8))
+        let login = try fixture.run(["login", "--token-file", pipe?.path ?? "", "--json"])
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(try StoreFixture.object(login)["prefix"] as? String == "google/pia/")
+        pipe = nil
+        try fixture.expireStoredCredentials()
+        let renewed = try fixture.run(["list"])
+        #expect(renewed.status == 0, "\(renewed.stderr)")
     }
 
     @Test func aTokenGivenOnTheCommandLineOrStandardInputSignsIn() throws {

@@ -148,6 +148,8 @@ extension PolicyParser {
                 }
                 if parts[0].contains(where: { $0 == "*" || $0 == "?" }) {
                     self.warning(entryPath, offset, "a wildcard in the service prefix matches actions of several services")
+                } else if parts[0].lowercased() == "s3" {
+                    self.checkS3Action(value, path: entryPath, offset: offset)
                 }
             }
             if value.containsVariableMarker, !warnedVariable {
@@ -158,6 +160,30 @@ extension PolicyParser {
             patterns.append(PatternCompiler.pattern(value, .init(wildcards: true, variables: false, foldCase: true)).0)
         }
         return failed ? nil : (values, patterns)
+    }
+
+    /// Warns about an `s3:` action, or a pattern, that names no action S3 defines: IAM accepts it, and it
+    /// then matches no request (`s3:GetObjects` allows nothing).
+    mutating func checkS3Action(_ value: String, path: String, offset: Int) {
+        let name = value.utf8.dropFirst(3)
+        if name.contains(where: { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") }) {
+            let pattern = PatternCompiler.pattern(value, .init(wildcards: true, variables: false, foldCase: true)).0
+            let context = PolicyLinter.emptyContext
+            guard !S3ActionNames.qualified.contains(where: { Glob.match(pattern, $0, foldCase: true, context: context) }) else { return }
+            self.warning(path, offset, "'\(value)' matches no action that Amazon S3 defines, so it matches no request")
+            return
+        }
+        let text = String(decoding: name, as: UTF8.self)
+        let lowered = text.lowercased()
+        guard !S3ActionNames.lowercased.contains(lowered) else { return }
+        let hint: String?
+        if let actions = S3ActionNames.operations[lowered] {
+            let names = actions.map { "s3:\($0)" }.joined(separator: " and ")
+            hint = "\(text) is the API operation; it needs \(names)"
+        } else {
+            hint = closestMatch(text, in: S3ActionNames.all).map { "did you mean 's3:\($0)'?" }
+        }
+        self.warning(path, offset, "'\(value)' is not an action that Amazon S3 defines, so it matches no request", hint: hint)
     }
 
     /// The text with the inside of each `${…}` removed, so colons in variable names do not count.

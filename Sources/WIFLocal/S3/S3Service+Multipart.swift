@@ -41,7 +41,7 @@ extension S3Service {
     }
 
     /// The `partNumber` parameter: 1…10000.
-    private func partNumber(_ call: Call) throws(AWSErrorResponse) -> Int {
+    func partNumber(_ call: Call) throws(AWSErrorResponse) -> Int {
         guard let text = call.query["partNumber"], let number = Int(text), (1...10_000).contains(number) else {
             throw S3Errors.invalidArgument(
                 "Part number must be an integer between 1 and 10000, inclusive", name: "partNumber", value: call.query["partNumber"])

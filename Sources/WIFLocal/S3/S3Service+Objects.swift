@@ -52,22 +52,26 @@ extension S3Service {
         }
     }
 
-    /// `GET` and `HEAD /bucket/key`: conditional headers, a single `Range`, the stored headers, and the body
-    /// streamed from disk. A missing key is `NoSuchKey` only for callers who may list the bucket; others get
-    /// `AccessDenied`, as in S3.
+    /// `GET` and `HEAD /bucket/key`: conditional headers, a single `Range` or one part (`partNumber`), the
+    /// stored headers, and the body streamed from disk. A missing key is `NoSuchKey` only for callers who
+    /// may list the bucket; others get `AccessDenied`, as in S3.
     func getObject(_ call: Call, head: Bool) async throws(AWSErrorResponse) -> Response {
         try self.requireBucket(call)
         try self.authorize(call)
-        if call.query.has("partNumber") {
-            throw S3Errors.notImplemented("Reading one part of an object (partNumber)")
-        }
         let rangeHeader = call.headers.value(of: .range)
+        var part: Int?
+        if call.query.has("partNumber") {
+            part = try self.partNumber(call)
+            if rangeHeader != nil { throw S3Errors.invalidRequest("Cannot specify both Range header and partNumber query parameter.") }
+        }
         let range = rangeHeader.flatMap { ByteRange(header: $0) }
         let content: ObjectContent
         do {
-            // HEAD needs only the description; GET opens the file once so the body matches the headers.
+            // HEAD needs only the description (and a part's place); GET opens the file once so the body
+            // matches the headers.
             content = try await self.store.getObject(
-                bucket: call.bucket, key: call.key, range: head ? nil : range, customerKey: try Self.customerKey(call.headers))
+                bucket: call.bucket, key: call.key, range: head ? nil : range, part: part,
+                customerKey: try Self.customerKey(call.headers))
         } catch {
             if error.code == "NoSuchKey" { try self.requireListBucketForMissingKey(call) }
             throw error
@@ -87,11 +91,21 @@ extension S3Service {
         var headers = HTTPFields()
         Self.objectHeaders(info, query: call.query, into: &headers)
         Self.encryptionHeaders(info.encryption, into: &headers)
-        if call.headers[S3Headers.checksumMode]?.uppercased() == "ENABLED", range == nil {
+        if call.headers[S3Headers.checksumMode]?.uppercased() == "ENABLED", range == nil, part == nil {
             // A checksum describes the whole object, so S3 gives it only for whole-object reads.
             Self.checksumHeaders(info.checksum, into: &headers)
         }
+        if part != nil, let partCount = info.partCount {
+            // Only a read of one part says how many parts the object has.
+            headers[S3Headers.partsCount] = String(partCount)
+        }
         if head {
+            if part != nil {
+                headers[.contentLength] = String(content.contentLength)
+                guard let contentRange = content.contentRange else { return Response(status: .ok, headers: headers) }
+                headers[.contentRange] = contentRange
+                return Response(status: .partialContent, headers: headers)
+            }
             if let range {
                 // HEAD with a range answers as GET would, without the body.
                 let selected = try range.resolve(size: info.size)
@@ -137,9 +151,6 @@ extension S3Service {
         }
         for (key, value) in attributes.userMetadata.sorted(by: { $0.key < $1.key }) {
             if let name = HTTPField.Name("x-amz-meta-" + key) { headers[name] = S3MetadataValue.header(value) }
-        }
-        if let partCount = info.partCount, let name = HTTPField.Name("x-amz-mp-parts-count") {
-            headers[name] = String(partCount)
         }
     }
 

@@ -83,6 +83,9 @@ struct ObjectInfo: Sendable, Hashable {
     var sha256: String?
     /// The number of parts of a multipart upload; `nil` for a single put.
     var partCount: Int?
+    /// Each part's length, in order, when the object was completed from a multipart upload and they were
+    /// recorded.
+    var partLengths: [Int64]? = nil
     /// The additional checksum the upload carried, if any.
     var checksum: StoredChecksum? = nil
     /// How the body is encrypted at rest, if it is.

@@ -212,7 +212,8 @@ extension ObjectStore {
             uploadId: uploadId,
             checksum: checksum,
             encryption: encryption,
-            bodyParts: zip(parts, files).map { StoredBodyPart(number: $0.partNumber, length: $1.bodyLength) }
+            bodyParts: zip(parts, files).map { StoredBodyPart(number: $0.partNumber, length: $1.bodyLength) },
+            partLengths: files.map(\.bodyLength)
         )
         // The parts' files become the object's body where they are: the upload's folder moves to `parts/`
         // and the object's own file holds only its record. Should a part have been uploaded again since

@@ -269,6 +269,8 @@ extension ObjectStore {
             attributes: record.attributes ?? ObjectAttributes(),
             sha256: record.sha256,
             partCount: record.partCount,
+            // Objects completed before part lengths were recorded on their own still list their parts.
+            partLengths: record.partLengths ?? record.bodyParts?.map(\.length),
             checksum: record.checksum,
             encryption: record.encryption
         )
@@ -282,20 +284,49 @@ extension ObjectStore {
     ///   - key: The key.
     ///   - range: The bytes wanted; `nil` for all. Parse the header with ``ByteRange/init(header:)`` and
     ///     pass `nil` when it does not parse, as S3 then ignores it.
+    ///   - part: One part of the object (`partNumber`, 1…10,000) instead of a range: a part of an object
+    ///     completed from a multipart upload, or the whole of any other object as its part 1.
     /// - Returns: The description and the bytes; the file stays open until the body is dropped.
-    /// - Throws: `NoSuchBucket`, `NoSuchKey`, `InvalidRange` (416), `KeyTooLongError`, `InvalidArgument`.
+    /// - Throws: `NoSuchBucket`, `NoSuchKey`, `InvalidRange` and `InvalidPartNumber` (416),
+    ///   `KeyTooLongError`, `InvalidArgument`.
     func getObject(
-        bucket: String, key: String, range: ByteRange? = nil, customerKey: EncryptionRequest? = nil
+        bucket: String, key: String, range: ByteRange? = nil, part: Int? = nil, customerKey: EncryptionRequest? = nil
     ) async throws(AWSErrorResponse) -> ObjectContent {
         let (file, info) = try self.open(bucket: bucket, key: key)
         let cipher = try self.cipher(for: info.encryption, customerKey: customerKey)
         var selected: ClosedRange<Int64>?
-        if let range { selected = try range.resolve(size: info.size) }
-        let offset = selected?.lowerBound ?? 0
-        let length = selected.map { $0.upperBound - $0.lowerBound + 1 } ?? info.size
+        var offset: Int64 = 0
+        var length = info.size
+        if let part {
+            (offset, length) = try Self.bytes(ofPart: part, of: info)
+            // A part that is the whole object (a single put's part 1) is sent as a range all the same.
+            if length > 0 { selected = offset...(offset + length - 1) }
+        } else if let range {
+            let resolved = try range.resolve(size: info.size)
+            selected = resolved
+            offset = resolved.lowerBound
+            length = resolved.upperBound - resolved.lowerBound + 1
+        }
         let body = ObjectBody(
             file: file, offset: offset, length: length, chunkSize: max(4096, self.configuration.readChunkSize), cipher: cipher)
         return ObjectContent(info: info, range: selected, body: body)
+    }
+
+    /// Where part `number` of an object lies: a part of an object completed from a multipart upload, in
+    /// the order of its parts; part 1 of any other object is the whole of it.
+    /// - Throws: `InvalidPartNumber` (416) for a part the object does not have.
+    static func bytes(ofPart number: Int, of info: ObjectInfo) throws(AWSErrorResponse) -> (offset: Int64, length: Int64) {
+        guard let count = info.partCount else {
+            guard number == 1 else { throw ObjectStoreError.invalidPartNumber() }
+            return (0, info.size)
+        }
+        guard number <= count else { throw ObjectStoreError.invalidPartNumber() }
+        guard let lengths = info.partLengths, lengths.count == count else {
+            throw AWSErrorResponse(
+                "NotImplemented", "The parts of this object were not recorded, so one part cannot be read; read a byte range.",
+                status: .notImplemented)
+        }
+        return (lengths[..<(number - 1)].reduce(0, +), lengths[number - 1])
     }
 
     /// Describes an object.

@@ -142,6 +142,11 @@ enum ObjectStoreError {
         )
     }
 
+    /// A `partNumber` beyond the object's parts (or above 1 for an object not uploaded in parts).
+    static func invalidPartNumber() -> AWSErrorResponse {
+        AWSErrorResponse("InvalidPartNumber", "The requested partnumber is not satisfiable", status: .rangeNotSatisfiable)
+    }
+
     /// A failure of the disk underneath: the request is not the caller's fault.
     static func internalError(_ what: String) -> AWSErrorResponse {
         AWSErrorResponse("InternalError", "We encountered an internal error, please try again. (\(what))", status: .internalServerError, type: "Receiver")

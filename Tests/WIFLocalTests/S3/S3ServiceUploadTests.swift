@@ -204,8 +204,44 @@ struct S3ServiceUploadTests {
         #expect(get.body == parts.flatMap { $0 })
         #expect(get.header("ETag") == expected)
         #expect(get.header("Content-Type") == "video/mp4")
-        #expect(get.header("x-amz-mp-parts-count") == "3")
+        // S3 gives the number of parts only to a read of one part.
+        #expect(get.header("x-amz-mp-parts-count") == nil)
         #expect(try await self.fixture.send("GET", path, query: "uploadId=\(uploadId)", as: self.admin).errorCode == "NoSuchUpload")
+
+        // One part at a time (`partNumber`): the part's bytes as a range of the whole, and the count.
+        var offset = 0
+        for (index, part) in parts.enumerated() {
+            let read = try await self.fixture.send("GET", path, query: "partNumber=\(index + 1)", as: self.admin)
+            #expect(read.status == .partialContent)
+            #expect(read.body == part)
+            #expect(read.header("Content-Range") == "bytes \(offset)-\(offset + part.count - 1)/15000")
+            #expect(read.header("x-amz-mp-parts-count") == "3")
+            #expect(read.header("ETag") == expected)
+            let head = try await self.fixture.send("HEAD", path, query: "partNumber=\(index + 1)", as: self.admin)
+            #expect(head.status == .partialContent)
+            #expect(head.header("Content-Length") == String(part.count))
+            #expect(head.header("Content-Range") == read.header("Content-Range"))
+            offset += part.count
+        }
+        let beyond = try await self.fixture.send("GET", path, query: "partNumber=4", as: self.admin)
+        #expect(beyond.status == .rangeNotSatisfiable)
+        #expect(beyond.errorCode == "InvalidPartNumber")
+        #expect(try await self.fixture.send("GET", path, query: "partNumber=0", as: self.admin).errorCode == "InvalidArgument")
+        let both = try await self.fixture.send("GET", path, query: "partNumber=1", headers: [("Range", "bytes=0-1")], as: self.admin)
+        #expect(both.errorCode == "InvalidRequest")
+    }
+
+    @Test("an object put whole is its own part 1")
+    func partOfAWholeObject() async throws {
+        let path = "/wif-personal/small.bin"
+        let body = S3TestData.bytes(300, seed: 4)
+        #expect(try await self.fixture.send("PUT", path, body: body, as: self.admin).status == .ok)
+        let read = try await self.fixture.send("GET", path, query: "partNumber=1", as: self.admin)
+        #expect(read.status == .partialContent)
+        #expect(read.body == body)
+        #expect(read.header("Content-Range") == "bytes 0-299/300")
+        #expect(read.header("x-amz-mp-parts-count") == nil)
+        #expect(try await self.fixture.send("HEAD", path, query: "partNumber=2", as: self.admin).status == .rangeNotSatisfiable)
     }
 
     @Test("multipart errors: bad part numbers, unknown uploads, wrong entity tags, aborts")

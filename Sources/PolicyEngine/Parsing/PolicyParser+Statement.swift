@@ -174,6 +174,7 @@ extension PolicyParser {
             return
         }
         let text = String(decoding: name, as: UTF8.self)
+        guard !S3ActionNames.exact.contains(text) else { return }
         let lowered = text.lowercased()
         guard !S3ActionNames.lowercased.contains(lowered) else { return }
         let hint: String?

@@ -61,6 +61,9 @@ enum S3ActionNames {
     /// Each action as policies write it, `s3:GetObject`.
     static let qualified: [String] = all.map { "s3:" + $0 }
 
+    /// The names as AWS writes them, which policies almost always use: found without lowercasing.
+    static let exact: Set<String> = Set(all)
+
     /// The names lowercased, as IAM compares actions.
     static let lowercased: Set<String> = Set(all.map { $0.lowercased() })
 

@@ -60,6 +60,18 @@ import Testing
         #expect(self.warnings(#"["sts:AssumeRoleWithWebIdentity", "execute-api:Invoke", "s3express:CreateSession"]"#).isEmpty)
     }
 
+    /// The list is names of letters only, sorted and each once, so two names run together show here.
+    @Test func theListIsWellFormed() {
+        let names = S3ActionNames.all
+        #expect(names.count == 180)
+        #expect(names == names.sorted())
+        #expect(Set(names).count == names.count)
+        for name in names {
+            #expect(name.first?.isUppercase == true && name.allSatisfy { $0.isLetter || $0.isNumber }, "\(name)")
+            #expect(name.count < 60, "\(name)")
+        }
+    }
+
     /// The actions this package names itself (the prover's catalogue, the linter's object actions) are
     /// all in the list.
     @Test func theCataloguesOfThisPackageAreKnownActions() {

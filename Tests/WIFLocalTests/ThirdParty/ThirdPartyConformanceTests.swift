@@ -11,7 +11,7 @@ struct ThirdPartyConformanceTests {
     static let admin = AdminCredentials(accessKeyId: "AKIACONFORMANCE00001", secretAccessKey: "conformance-admin-secret-0123456789")
 
     @Test(
-        "boto3: listings, multipart completion, copy ranges, presigned expiry, encodings, bucket pages, conditional deletes, ACLs, encryption, checksums, form uploads, Expect: 100-continue, encoded metadata",
+        "boto3: listings, multipart completion, part reads, copy ranges, presigned expiry, encodings, bucket pages, conditional deletes, ACLs, encryption, checksums, form uploads, Expect: 100-continue, encoded metadata",
         .enabled(if: ThirdPartyClientTests.boto3Available, "boto3 is not installed (pip install boto3); WIF_REQUIRE_PEERS=1 fails instead")
     )
     func boto3() async throws {
@@ -36,6 +36,10 @@ struct ThirdPartyConformanceTests {
         #expect(seen["completeAgain"] as? String == "same")
         #expect(seen["completeIfNoneMatch"] as? String == "PreconditionFailed")
         #expect(seen["existingKept"] as? Bool == true)
+        #expect(seen["partRead"] as? [AnyHashable] == [206, 2, "bytes 5242880-5243903/5243904", "same"])
+        #expect(seen["partHeadLength"] as? Int == 5 * 1024 * 1024)
+        #expect(seen["partBeyond"] as? String == "InvalidPartNumber")
+        #expect(seen["wholeHasNoPartsCount"] as? Bool == true)
         #expect(seen["copyRangeBeyond"] as? String == "InvalidRange")
         #expect(seen["copyRangeInside"] as? String == "OK")
         #expect(seen["presignedZero"] as? Int == 403)

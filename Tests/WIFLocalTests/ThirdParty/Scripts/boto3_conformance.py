@@ -1,5 +1,5 @@
 """Checks, with boto3, answers in which the local stack once differed from S3: listing past a common
-prefix, completing a multipart upload again or conditionally, copy ranges, presigned URLs that expire at
+prefix, completing a multipart upload again or conditionally, reading one part, copy ranges, presigned URLs that expire at
 once, Content-Encoding, paged bucket listings, conditional deletes, canned ACLs, server-side encryption,
 browser form uploads, `Expect: 100-continue` answered only after the request is authenticated, and
 metadata in RFC 2047 encoded-words.
@@ -100,6 +100,17 @@ def completing_again(seen):
         Bucket=BUCKET, Key="exists.bin", UploadId=upload, MultipartUpload=parts, IfNoneMatch="*"))
     seen["existingKept"] = S3.get_object(Bucket=BUCKET, Key="exists.bin")["Body"].read() == b"keep me"
     S3.abort_multipart_upload(Bucket=BUCKET, Key="exists.bin", UploadId=upload)
+
+
+def part_reads(seen):
+    upload, parts = multipart("parts.bin")
+    S3.complete_multipart_upload(Bucket=BUCKET, Key="parts.bin", UploadId=upload, MultipartUpload=parts)
+    second = S3.get_object(Bucket=BUCKET, Key="parts.bin", PartNumber=2)
+    seen["partRead"] = [second["ResponseMetadata"]["HTTPStatusCode"], second["PartsCount"], second["ContentRange"],
+                        "same" if second["Body"].read() == bytes([2]) * 1024 else "different"]
+    seen["partHeadLength"] = S3.head_object(Bucket=BUCKET, Key="parts.bin", PartNumber=1)["ContentLength"]
+    seen["partBeyond"] = code(lambda: S3.get_object(Bucket=BUCKET, Key="parts.bin", PartNumber=3))
+    seen["wholeHasNoPartsCount"] = "PartsCount" not in S3.head_object(Bucket=BUCKET, Key="parts.bin")
 
 
 def copy_range(seen):
@@ -280,7 +291,7 @@ def expect_continue(seen):
 
 def main():
     seen = {}
-    for check in [listing_past_common_prefix, completing_again, copy_range, presigned_zero, content_encoding,
+    for check in [listing_past_common_prefix, completing_again, part_reads, copy_range, presigned_zero, content_encoding,
                   bucket_pages, conditional_deletes, acls_and_encryption, checksums, form_upload, expect_continue,
                   metadata_words]:
         try:

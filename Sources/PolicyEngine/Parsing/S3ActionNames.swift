@@ -1,6 +1,7 @@
 /// The actions Amazon S3 defines (service prefix `s3`), as AWS's Service Authorization Reference for
-/// Amazon S3 listed them in August 2026. IAM accepts a policy that names any other `s3:` action, and that
-/// part of the policy then matches no request: `policy validate` warns about it, with the closest name.
+/// Amazon S3 lists them in 2026; actions S3 adds later are missing until they are added here. IAM accepts a
+/// policy that names any other `s3:` action, and that part of the policy then matches no request:
+/// `policy validate` warns about it (a warning, never an error), with the closest name.
 enum S3ActionNames {
     /// Every action's name after `s3:`, sorted.
     static let all: [String] = """

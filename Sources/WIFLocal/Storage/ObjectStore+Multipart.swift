@@ -212,8 +212,7 @@ extension ObjectStore {
             uploadId: uploadId,
             checksum: checksum,
             encryption: encryption,
-            bodyParts: zip(parts, files).map { StoredBodyPart(number: $0.partNumber, length: $1.bodyLength) },
-            partLengths: files.map(\.bodyLength)
+            bodyParts: zip(parts, files).map { StoredBodyPart(number: $0.partNumber, length: $1.bodyLength) }
         )
         // The parts' files become the object's body where they are: the upload's folder moves to `parts/`
         // and the object's own file holds only its record. Should a part have been uploaded again since
@@ -230,6 +229,8 @@ extension ObjectStore {
             }
             self.completedParts.trim(uploadId, keeping: parts.map(\.partNumber))
         } else {
+            // The body is one file: only the lengths of the parts it was joined from are kept.
+            record.partLengths = record.bodyParts?.map(\.length)
             record.bodyParts = nil
             try await self.concatenate(files, into: output)
             try await output.finish(record: record, synchronize: self.configuration.synchronizeWrites)

@@ -269,8 +269,7 @@ extension ObjectStore {
             attributes: record.attributes ?? ObjectAttributes(),
             sha256: record.sha256,
             partCount: record.partCount,
-            // Objects completed before part lengths were recorded on their own still list their parts.
-            partLengths: record.partLengths ?? record.bodyParts?.map(\.length),
+            partLengths: record.bodyParts?.map(\.length) ?? record.partLengths,
             checksum: record.checksum,
             encryption: record.encryption
         )

@@ -44,8 +44,8 @@ struct StoredRecord: Codable, Sendable {
     /// For an object completed from a multipart upload: its parts, whose files in
     /// `parts/<uploadId>/` hold the body (see ``CompletedParts``); the stored file then has an empty body.
     var bodyParts: [StoredBodyPart]? = nil
-    /// For an object completed from a multipart upload: each part's length, in order, for reads of one part
-    /// (`partNumber`) wherever the body is kept.
+    /// For an object completed from a multipart upload whose parts were joined into one file (so there are
+    /// no ``bodyParts``): each part's length, in order, for reads of one part (`partNumber`).
     var partLengths: [Int64]? = nil
 
     static let magic: [UInt8] = Array("WIFOBJ1\n".utf8)

@@ -92,6 +92,25 @@ struct ObjectInfo: Sendable, Hashable {
     var encryption: StoredEncryption? = nil
 }
 
+extension ObjectInfo {
+    /// Where part `number` of the object lies: a part of an object completed from a multipart upload, in
+    /// the order of its parts; part 1 of any other object is the whole of it.
+    /// - Throws: `InvalidPartNumber` (416) for a part the object does not have.
+    func bytes(ofPart number: Int) throws(AWSErrorResponse) -> (offset: Int64, length: Int64) {
+        guard let count = self.partCount else {
+            guard number == 1 else { throw ObjectStoreError.invalidPartNumber() }
+            return (0, self.size)
+        }
+        guard number <= count else { throw ObjectStoreError.invalidPartNumber() }
+        guard let lengths = self.partLengths, lengths.count == count else {
+            throw AWSErrorResponse(
+                "NotImplemented", "The parts of this object were not recorded, so one part cannot be read; read a byte range.",
+                status: .notImplemented)
+        }
+        return (lengths[..<(number - 1)].reduce(0, +), lengths[number - 1])
+    }
+}
+
 /// One entry of a listing.
 struct ObjectSummary: Sendable, Hashable {
     /// The key.

@@ -297,7 +297,7 @@ extension ObjectStore {
         var offset: Int64 = 0
         var length = info.size
         if let part {
-            (offset, length) = try Self.bytes(ofPart: part, of: info)
+            (offset, length) = try info.bytes(ofPart: part)
             // A part that is the whole object (a single put's part 1) is sent as a range all the same.
             if length > 0 { selected = offset...(offset + length - 1) }
         } else if let range {
@@ -309,23 +309,6 @@ extension ObjectStore {
         let body = ObjectBody(
             file: file, offset: offset, length: length, chunkSize: max(4096, self.configuration.readChunkSize), cipher: cipher)
         return ObjectContent(info: info, range: selected, body: body)
-    }
-
-    /// Where part `number` of an object lies: a part of an object completed from a multipart upload, in
-    /// the order of its parts; part 1 of any other object is the whole of it.
-    /// - Throws: `InvalidPartNumber` (416) for a part the object does not have.
-    static func bytes(ofPart number: Int, of info: ObjectInfo) throws(AWSErrorResponse) -> (offset: Int64, length: Int64) {
-        guard let count = info.partCount else {
-            guard number == 1 else { throw ObjectStoreError.invalidPartNumber() }
-            return (0, info.size)
-        }
-        guard number <= count else { throw ObjectStoreError.invalidPartNumber() }
-        guard let lengths = info.partLengths, lengths.count == count else {
-            throw AWSErrorResponse(
-                "NotImplemented", "The parts of this object were not recorded, so one part cannot be read; read a byte range.",
-                status: .notImplemented)
-        }
-        return (lengths[..<(number - 1)].reduce(0, +), lengths[number - 1])
     }
 
     /// Describes an object.

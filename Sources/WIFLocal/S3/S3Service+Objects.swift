@@ -67,11 +67,9 @@ extension S3Service {
         let range = rangeHeader.flatMap { ByteRange(header: $0) }
         let content: ObjectContent
         do {
-            // HEAD needs only the description (and a part's place); GET opens the file once so the body
-            // matches the headers.
+            // The file is opened once, so the body (not sent for HEAD) matches the headers.
             content = try await self.store.getObject(
-                bucket: call.bucket, key: call.key, range: head ? nil : range, part: part,
-                customerKey: try Self.customerKey(call.headers))
+                bucket: call.bucket, key: call.key, range: range, part: part, customerKey: try Self.customerKey(call.headers))
         } catch {
             if error.code == "NoSuchKey" { try self.requireListBucketForMissingKey(call) }
             throw error
@@ -99,29 +97,14 @@ extension S3Service {
             // Only a read of one part says how many parts the object has.
             headers[S3Headers.partsCount] = String(partCount)
         }
-        if head {
-            if part != nil {
-                headers[.contentLength] = String(content.contentLength)
-                guard let contentRange = content.contentRange else { return Response(status: .ok, headers: headers) }
-                headers[.contentRange] = contentRange
-                return Response(status: .partialContent, headers: headers)
-            }
-            if let range {
-                // HEAD with a range answers as GET would, without the body.
-                let selected = try range.resolve(size: info.size)
-                headers[.contentLength] = String(selected.upperBound - selected.lowerBound + 1)
-                headers[.contentRange] = "bytes \(selected.lowerBound)-\(selected.upperBound)/\(info.size)"
-                return Response(status: .partialContent, headers: headers)
-            }
-            headers[.contentLength] = String(info.size)
-            return Response(status: .ok, headers: headers)
-        }
+        // HEAD answers as GET would, range or part included, without the body.
         headers[.contentLength] = String(content.contentLength)
+        var status = HTTPResponse.Status.ok
         if let contentRange = content.contentRange {
             headers[.contentRange] = contentRange
-            return Response(status: .partialContent, headers: headers, body: content.responseBody)
+            status = .partialContent
         }
-        return Response(status: .ok, headers: headers, body: content.responseBody)
+        return head ? Response(status: status, headers: headers) : Response(status: status, headers: headers, body: content.responseBody)
     }
 
     /// For a missing key: S3 says `NoSuchKey` only to a caller allowed `s3:ListBucket` on the bucket, and

@@ -34,9 +34,7 @@ struct LocalOptions: ParsableArguments {
             throw CommandFailure(status: .io, message: error.message)
         }
         do throws(LocalStackError) {
-            let folder = (configFile as NSString).deletingLastPathComponent
-            return try LocalConfiguration.load(
-                json: json, baseDirectory: folder.isEmpty ? "." : folder, dataDirectory: dataDirectory, sourceName: configFile)
+            return try LocalConfiguration.load(json: json, file: configFile, dataDirectory: dataDirectory)
         } catch {
             throw CommandFailure(status: .usage, message: error.message)
         }

@@ -23,17 +23,16 @@ enum PolicyInputs {
         if path == "-" {
             return Array(FileHandle.standardInput.readDataToEndOfFile())
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CommandFailure(status: .io, message: "cannot read '\(path)': no such file")
-        }
-        guard !isDirectory.boolValue else {
-            throw CommandFailure(status: .io, message: "cannot read '\(path)': it is a directory")
-        }
         do throws(FileContents.Failure) {
             return try FileContents.read(path, limit: Self.maximumInputSize)
         } catch {
-            throw CommandFailure(status: .io, message: "cannot read '\(path)': \(error.reason)")
+            // The policy commands' own words for the two common cases.
+            let reason = switch error.kind {
+            case .missing: "no such file"
+            case .folder: "it is a directory"
+            default: error.reason
+            }
+            throw CommandFailure(status: .io, message: "cannot read '\(path)': \(reason)")
         }
     }
 

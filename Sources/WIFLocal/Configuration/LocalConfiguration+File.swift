@@ -27,7 +27,12 @@ extension LocalConfiguration {
     /// - Returns: The configuration, validated.
     /// - Throws: ``LocalStackError`` naming the file and listing every problem with its JSON path.
     public static func load(file path: String, dataDirectory: String) throws(LocalStackError) -> LocalConfiguration {
-        let json = try self.fileContents(path)
+        try self.load(json: try self.fileContents(path), file: path, dataDirectory: dataDirectory)
+    }
+
+    /// Reads configuration JSON already read from a file (see ``fileContents(_:)``): policy file names in it
+    /// are relative to the file's folder, and messages name the file.
+    package static func load(json: [UInt8], file path: String, dataDirectory: String) throws(LocalStackError) -> LocalConfiguration {
         let folder = (path as NSString).deletingLastPathComponent
         return try self.load(json: json, baseDirectory: folder.isEmpty ? "." : folder, dataDirectory: dataDirectory, sourceName: path)
     }

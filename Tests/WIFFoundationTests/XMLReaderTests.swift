@@ -104,6 +104,62 @@ struct XMLReaderTests {
         #expect(root.element("C", "D")?.namespace == "https://sts.amazonaws.com/doc/2011-06-15/")
     }
 
+    @Test("an element's text is the same however the document splits it", arguments: [
+        ("<a>plain é</a>", "plain é"),
+        ("<a>x<!-- between -->y</a>", "xy"),
+        ("<a><![CDATA[x<]]>y&amp;z</a>", "x<y&z"),
+        ("<a>&amp;x</a>", "&x"),
+        ("<a>x&lt;</a>", "x<"),
+        ("<a>x<?pi?><b>in b</b>y</a>", "xy"),
+        ("<a></a>", ""),
+    ])
+    func textPieces(document: String, text: String) throws {
+        #expect(try Self.parse(document).text == text)
+    }
+
+    @Test("text that is not UTF-8 is refused, in one run or joined to a reference")
+    func textNotUTF8() {
+        for document in [Array("<a>x".utf8) + [0xFF] + Array("</a>".utf8), Array("<a>&amp;".utf8) + [0xC3] + Array("</a>".utf8)] {
+            let failure = #expect(throws: XMLReader.Failure.self) { try XMLReader.parse(document) }
+            #expect(failure?.reason == "the text of <a> is not UTF-8")
+        }
+    }
+
+    @Test("a closing tag names its element: prefix and all")
+    func closingNames() throws {
+        #expect(try Self.parse("<p:a xmlns:p=\"urn:p\">t</p:a>").namespace == "urn:p")
+        let failure = #expect(throws: XMLReader.Failure.self) { try Self.parse("<p:a xmlns:p=\"urn:p\"></q:a>") }
+        #expect(failure?.reason == "</q:a> closes <p:a>")
+        // The same name in another Unicode normalisation form closes it, as the names compare equal.
+        #expect(try Self.parse("<caf\u{E9}>t</cafe\u{301}>").name == "caf\u{E9}")
+    }
+
+    @Test("a name is ASCII letters, digits, '_', '-', '.', ':' and any byte beyond ASCII")
+    func nameBytes() {
+        for value in 0...255 {
+            let byte = UInt8(value)
+            let scalar = Unicode.Scalar(byte)
+            let expected = byte >= 0x80 || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+                || "0123456789_-.:".unicodeScalars.contains(scalar)
+            #expect(XMLReader.isNameByte(byte) == expected, "byte \(value)")
+        }
+    }
+
+    @Test("one child's text is found by name as by a path of one name")
+    func oneName() throws {
+        let root = try Self.parse("<a><b> x </b><c/><b>second</b><d><e>deep</e></d></a>")
+        for name in ["b", "c", "d", "e", "missing"] {
+            #expect(root.text(name) == root.element(name)?.text, "\(name)")
+        }
+        #expect(root.text("b") == " x ")
+        #expect(root.trimmedText("b") == "x")
+        #expect(root.text("c") == "")
+        #expect(root.trimmedText("c") == nil)
+        #expect(root.text("d", "e") == "deep")
+        #expect(root.text("e") == nil)
+        #expect(root.trimmedText("missing") == nil)
+    }
+
     @Test("trimmed text is nil for missing and blank elements")
     func trimmedText() throws {
         let root = try Self.parse("<a><b>  x \n</b><c>  </c></a>")

@@ -73,8 +73,24 @@ public struct ObjectMetadata: Sendable, Hashable {
             metadata: metadata)
     }
 
-    /// An ETag without its surrounding quotes (and without a weak-validator `W/`).
+    /// An ETag without its surrounding quotes (and without a weak-validator `W/`), surrounding spaces and
+    /// tabs removed.
+    ///
+    /// A listing unquotes one ETag per object, so the ASCII ETags every S3 writes are read byte by byte;
+    /// Foundation's trimming, which works on UTF-16, cost more than reading the rest of the entry.
     static func unquoted(_ eTag: String) -> String {
+        var bytes = Substring(eTag).utf8[...]
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            // In ASCII, `.whitespaces` is the space and the tab, and every character is one byte.
+            func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+            while let first = bytes.first, isBlank(first) { bytes = bytes.dropFirst() }
+            while let last = bytes.last, isBlank(last) { bytes = bytes.dropLast() }
+            if bytes.starts(with: "W/".utf8) { bytes = bytes.dropFirst(2) }
+            if bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") {
+                bytes = bytes.dropFirst().dropLast()
+            }
+            return String(Substring(bytes))
+        }
         var text = Substring(eTag.trimmingCharacters(in: .whitespaces))
         if text.hasPrefix("W/") { text = text.dropFirst(2) }
         if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = text.dropFirst().dropLast() }

@@ -55,6 +55,17 @@ package enum XMLReader {
         JSONParser.location(of: offset, in: bytes)
     }
 
+    /// The bytes a name is made of: ASCII letters, digits, `_ - . :`, and every byte of a character
+    /// beyond ASCII. One bit per ASCII byte, in two words, as a name is read byte by byte.
+    package static func isNameByte(_ byte: UInt8) -> Bool {
+        if byte >= 0x80 { return true }
+        // 0x00–0x3F: `-` (0x2D), `.` (0x2E), `0`–`9` (0x30–0x39), `:` (0x3A).
+        let low: UInt64 = 0x07FF_6000_0000_0000
+        // 0x40–0x7F: `A`–`Z` (0x41–0x5A), `_` (0x5F), `a`–`z` (0x61–0x7A).
+        let high: UInt64 = 0x07FF_FFFE_87FF_FFFE
+        return (byte < 0x40 ? low : high) & (1 << UInt64(byte & 0x3F)) != 0
+    }
+
     private struct Parser {
         let bytes: [UInt8]
         let limits: Limits
@@ -116,32 +127,38 @@ package enum XMLReader {
                 throw self.failure("more than \(self.limits.maximumElements) elements")
             }
             guard self.consume(UInt8(ascii: "<")) else { throw self.failure("expected an element") }
-            let qualified = try self.name()
+            let qualified = try self.nameRange()
             let scopeDepth = self.namespaces.count
             defer { self.namespaces.removeLast(self.namespaces.count - scopeDepth) }
             try self.attributes(of: qualified)
-            let (prefix, local) = Self.split(qualified)
+            let (prefix, local) = self.split(qualified)
             var element = XMLTreeElement(name: local, namespace: self.resolve(prefix), text: "", children: [])
             if self.consume(UInt8(ascii: "/")) {
-                guard self.consume(UInt8(ascii: ">")) else { throw self.failure("expected '>' after '/' in <\(qualified)") }
+                guard self.consume(UInt8(ascii: ">")) else {
+                    throw self.failure("expected '>' after '/' in <\(self.string(qualified))")
+                }
                 return element
             }
-            guard self.consume(UInt8(ascii: ">")) else { throw self.failure("expected '>' to end the start of <\(qualified)>") }
-            var text: [UInt8] = []
+            guard self.consume(UInt8(ascii: ">")) else {
+                throw self.failure("expected '>' to end the start of <\(self.string(qualified))>")
+            }
+            var text = PendingText()
             while true {
                 guard self.index < self.bytes.count else {
-                    throw self.failure("the document ends inside <\(qualified)>: it is not closed")
+                    throw self.failure("the document ends inside <\(self.string(qualified))>: it is not closed")
                 }
                 let byte = self.bytes[self.index]
                 if byte == UInt8(ascii: "<") {
                     if self.starts(with: "</") {
                         self.index += 2
-                        let closing = try self.name()
-                        guard closing == qualified else {
-                            throw self.failure("</\(closing)> closes <\(qualified)>")
+                        let closing = try self.nameRange()
+                        guard self.sameName(closing, qualified) else {
+                            throw self.failure("</\(self.string(closing))> closes <\(self.string(qualified))>")
                         }
                         self.skipWhitespace()
-                        guard self.consume(UInt8(ascii: ">")) else { throw self.failure("expected '>' after </\(closing)") }
+                        guard self.consume(UInt8(ascii: ">")) else {
+                            throw self.failure("expected '>' after </\(self.string(closing))")
+                        }
                         break
                     } else if self.starts(with: "<!--") {
                         try self.skip(past: "-->")
@@ -149,7 +166,7 @@ package enum XMLReader {
                         self.index += 9
                         let start = self.index
                         try self.skip(past: "]]>")
-                        text.append(contentsOf: self.bytes[start..<(self.index - 3)])
+                        text.append(start..<(self.index - 3), of: self.bytes)
                     } else if self.starts(with: "<?") {
                         try self.skip(past: "?>")
                     } else if self.starts(with: "<!") {
@@ -158,32 +175,70 @@ package enum XMLReader {
                         element.children.append(try self.element(depth: depth + 1))
                     }
                 } else if byte == UInt8(ascii: "&") {
-                    try self.reference(into: &text)
+                    text.copy(from: self.bytes)
+                    try self.reference(into: &text.copied)
                 } else {
-                    text.append(byte)
-                    self.index += 1
+                    // A run of plain text, taken whole up to the next markup or reference.
+                    let start = self.index
+                    repeat {
+                        self.index += 1
+                    } while self.index < self.bytes.count && self.bytes[self.index] != UInt8(ascii: "<")
+                        && self.bytes[self.index] != UInt8(ascii: "&")
+                    text.append(start..<self.index, of: self.bytes)
                 }
             }
-            guard let decoded = String(validating: text, as: UTF8.self) else {
-                throw self.failure("the text of <\(qualified)> is not UTF-8")
+            guard let decoded = text.decoded(from: self.bytes) else {
+                throw self.failure("the text of <\(self.string(qualified))> is not UTF-8")
             }
             element.text = decoded
             return element
         }
 
+        /// An element's text as it is read. A single run of the document, the usual case, stays a place
+        /// in it and is decoded from there; the bytes are copied only when a second piece joins it.
+        struct PendingText {
+            var run: Range<Int>?
+            var copied: [UInt8] = []
+            var isCopied = false
+
+            mutating func append(_ range: Range<Int>, of bytes: [UInt8]) {
+                if !self.isCopied && self.run == nil {
+                    self.run = range
+                } else {
+                    self.copy(from: bytes)
+                    self.copied.append(contentsOf: bytes[range])
+                }
+            }
+
+            /// Moves the text into ``copied``, to append what the document does not hold as it is.
+            mutating func copy(from bytes: [UInt8]) {
+                guard !self.isCopied else { return }
+                if let run = self.run { self.copied.append(contentsOf: bytes[run]) }
+                self.run = nil
+                self.isCopied = true
+            }
+
+            /// The text, or `nil` when it is not UTF-8.
+            func decoded(from bytes: [UInt8]) -> String? {
+                if self.isCopied { return String(validating: self.copied, as: UTF8.self) }
+                guard let run = self.run else { return "" }
+                return bytes[run].withUnsafeBufferPointer { String(validating: $0, as: UTF8.self) }
+            }
+        }
+
         /// Reads the attributes of a start tag, keeping namespace declarations in scope.
-        mutating func attributes(of qualified: String) throws(Failure) {
+        mutating func attributes(of element: Range<Int>) throws(Failure) {
             while true {
                 let hadSpace = self.skipWhitespace()
-                guard self.index < self.bytes.count else { throw self.failure("the tag <\(qualified) is not closed") }
+                guard self.index < self.bytes.count else { throw self.failure("the tag <\(self.string(element)) is not closed") }
                 let byte = self.bytes[self.index]
                 if byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") { return }
-                guard hadSpace else { throw self.failure("expected whitespace before an attribute of <\(qualified)>") }
+                guard hadSpace else { throw self.failure("expected whitespace before an attribute of <\(self.string(element))>") }
                 let attribute = try self.name()
                 self.skipWhitespace()
                 guard self.consume(UInt8(ascii: "=")) else { throw self.failure("expected '=' after the attribute \(attribute)") }
                 self.skipWhitespace()
-                guard self.index < self.bytes.count else { throw self.failure("the tag <\(qualified) is not closed") }
+                guard self.index < self.bytes.count else { throw self.failure("the tag <\(self.string(element)) is not closed") }
                 let quote = self.bytes[self.index]
                 guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else {
                     throw self.failure("attribute values must be quoted (\(attribute) is not)")
@@ -251,25 +306,35 @@ package enum XMLReader {
         }
 
         mutating func name() throws(Failure) -> String {
+            self.string(try self.nameRange())
+        }
+
+        /// Reads a name and returns where it stands in the document.
+        mutating func nameRange() throws(Failure) -> Range<Int> {
             let start = self.index
-            while self.index < self.bytes.count {
-                let byte = self.bytes[self.index]
-                let isNameByte =
-                    byte >= 0x80 || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-                    || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-                    || byte == UInt8(ascii: ":")
-                guard isNameByte else { break }
+            while self.index < self.bytes.count, XMLReader.isNameByte(self.bytes[self.index]) {
                 self.index += 1
             }
             guard self.index > start else { throw self.failure("expected a name: an element without a name") }
-            return String(decoding: self.bytes[start..<self.index], as: UTF8.self)
+            return start..<self.index
         }
 
-        static func split(_ qualified: String) -> (prefix: String, local: String) {
-            guard let colon = qualified.lastIndex(of: ":") else { return ("", qualified) }
-            return (String(qualified[..<colon]), String(qualified[qualified.index(after: colon)...]))
+        func string(_ range: Range<Int>) -> String {
+            String(decoding: self.bytes[range], as: UTF8.self)
+        }
+
+        /// Whether a closing tag's name is the opening tag's: the same bytes, or failing that the same
+        /// string as Swift compares them.
+        func sameName(_ closing: Range<Int>, _ opening: Range<Int>) -> Bool {
+            self.bytes[closing].elementsEqual(self.bytes[opening]) || self.string(closing) == self.string(opening)
+        }
+
+        /// A qualified name's prefix ("" when it has none) and local part.
+        func split(_ qualified: Range<Int>) -> (prefix: String, local: String) {
+            guard let colon = self.bytes[qualified].lastIndex(of: UInt8(ascii: ":")) else {
+                return ("", self.string(qualified))
+            }
+            return (self.string(qualified.lowerBound..<colon), self.string((colon + 1)..<qualified.upperBound))
         }
 
         @discardableResult

@@ -37,12 +37,24 @@ package struct XMLTreeElement: Sendable, Hashable {
         self.element(path)?.text
     }
 
+    /// The text of the child named `name`, exactly as written, or `nil` when there is no such child.
+    ///
+    /// The same as `text(path)` with one name, without building a path: a listing reads a few fields
+    /// of each of a thousand entries this way.
+    package func text(_ name: String) -> String? {
+        self.children.first { $0.name == name }?.text
+    }
+
     /// The text of the element at `path` with surrounding whitespace removed, or `nil` when there is
     /// no such element or it has no text.
     package func trimmedText(_ path: String...) -> String? {
-        guard let text = self.element(path)?.text else { return nil }
-        let trimmed = XMLTreeElement.trim(text)
-        return trimmed.isEmpty ? nil : trimmed
+        self.element(path).flatMap { XMLTreeElement.trimmed($0.text) }
+    }
+
+    /// The text of the child named `name` with surrounding whitespace removed, or `nil` when there is
+    /// no such child or it has no text.
+    package func trimmedText(_ name: String) -> String? {
+        self.children.first { $0.name == name }.flatMap { XMLTreeElement.trimmed($0.text) }
     }
 
     /// The first element with a name at any depth, this one included.
@@ -61,6 +73,12 @@ package struct XMLTreeElement: Sendable, Hashable {
             current = next
         }
         return current
+    }
+
+    /// The text without surrounding whitespace, or `nil` when nothing else is left.
+    private static func trimmed(_ text: String) -> String? {
+        let trimmed = XMLTreeElement.trim(text)
+        return trimmed.isEmpty ? nil : trimmed
     }
 
     private static func trim(_ text: String) -> String {

@@ -114,6 +114,14 @@ struct RequestSigningTests {
             contentType: "text/plain", versionId: "v1", checksumSHA256: "abc=", partsCount: 3, metadata: ["origin": "camera", "note": "caf\u{E9}"]))
         #expect(ObjectMetadata.unquoted("W/\"abc\"") == "abc")
         #expect(ObjectMetadata.unquoted("abc-2") == "abc-2")
+        // Spaces and tabs around it go, as Foundation's `.whitespaces` trims them; line breaks do not.
+        #expect(ObjectMetadata.unquoted(" \t\"abc\"\t ") == "abc")
+        #expect(ObjectMetadata.unquoted("\n\"abc\"") == "\n\"abc\"")
+        #expect(ObjectMetadata.unquoted("\"\"") == "")
+        #expect(ObjectMetadata.unquoted("\"") == "\"")
+        #expect(ObjectMetadata.unquoted("W/abc") == "abc")
+        // Beyond ASCII: every space separator is trimmed (here U+00A0 and U+3000).
+        #expect(ObjectMetadata.unquoted("\u{A0}\"caf\u{E9}\"\u{3000}") == "caf\u{E9}")
     }
 }
 

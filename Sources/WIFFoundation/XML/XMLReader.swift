@@ -220,9 +220,16 @@ package enum XMLReader {
 
             /// The text, or `nil` when it is not UTF-8.
             func decoded(from bytes: [UInt8]) -> String? {
-                if self.isCopied { return String(validating: self.copied, as: UTF8.self) }
+                if self.isCopied { return self.copied.withUnsafeBufferPointer(Self.decoded) }
                 guard let run = self.run else { return "" }
-                return bytes[run].withUnsafeBufferPointer { String(validating: $0, as: UTF8.self) }
+                return bytes[run].withUnsafeBufferPointer(Self.decoded)
+            }
+
+            /// ASCII, the text of nearly every element, needs no validation beyond a look at each byte;
+            /// the standard library's validating initialiser costs several times that.
+            static func decoded(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+                if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
+                return String(validating: bytes, as: UTF8.self)
             }
         }
 

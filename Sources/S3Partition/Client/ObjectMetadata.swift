@@ -79,18 +79,23 @@ public struct ObjectMetadata: Sendable, Hashable {
     /// A listing unquotes one ETag per object, so the ASCII ETags every S3 writes are read byte by byte;
     /// Foundation's trimming, which works on UTF-16, cost more than reading the rest of the entry.
     static func unquoted(_ eTag: String) -> String {
-        var bytes = Substring(eTag).utf8[...]
-        if bytes.allSatisfy({ $0 < 0x80 }) {
+        var contiguous = eTag
+        let ascii = contiguous.withUTF8 { bytes -> String? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
             // In ASCII, `.whitespaces` is the space and the tab, and every character is one byte.
             func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-            while let first = bytes.first, isBlank(first) { bytes = bytes.dropFirst() }
-            while let last = bytes.last, isBlank(last) { bytes = bytes.dropLast() }
-            if bytes.starts(with: "W/".utf8) { bytes = bytes.dropFirst(2) }
-            if bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") {
-                bytes = bytes.dropFirst().dropLast()
+            var start = 0
+            var end = bytes.count
+            while start < end, isBlank(bytes[start]) { start += 1 }
+            while end > start, isBlank(bytes[end - 1]) { end -= 1 }
+            if end - start >= 2, bytes[start] == UInt8(ascii: "W"), bytes[start + 1] == UInt8(ascii: "/") { start += 2 }
+            if end - start >= 2, bytes[start] == UInt8(ascii: "\""), bytes[end - 1] == UInt8(ascii: "\"") {
+                start += 1
+                end -= 1
             }
-            return String(Substring(bytes))
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
         }
+        if let ascii { return ascii }
         var text = Substring(eTag.trimmingCharacters(in: .whitespaces))
         if text.hasPrefix("W/") { text = text.dropFirst(2) }
         if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = text.dropFirst().dropLast() }

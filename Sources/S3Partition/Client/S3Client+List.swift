@@ -187,7 +187,9 @@ extension S3Client {
     /// Decodes `%XX` escapes (and `+` as space, as S3's URL encoding of listings writes it).
     static func urlDecoded(_ text: String) -> String? {
         // Most keys have nothing to decode, and a String is already valid UTF-8.
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return text }
+        var contiguous = text
+        let escaped = contiguous.withUTF8 { $0.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") } }
+        guard escaped else { return text }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var iterator = text.utf8.makeIterator()

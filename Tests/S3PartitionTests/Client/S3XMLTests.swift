@@ -116,6 +116,17 @@ struct S3XMLTests {
         #expect(page.nextContinuationToken == "tok/en=")
     }
 
+    @Test("in a URL-encoded page, keys without escapes are kept as they are and '+' is a space")
+    func listPagePlainKeys() throws {
+        let body = Array("""
+            <ListBucketResult><EncodingType>url</EncodingType>
+            <Contents><Key>plain/key-1.txt</Key></Contents><Contents><Key>a+b</Key></Contents><Contents><Key>caf\u{E9}</Key></Contents>
+            </ListBucketResult>
+            """.utf8)
+        let page = try S3Client.decodeListPage(body, status: 200, requestId: nil, bucket: "b")
+        #expect(page.objects.map(\.key) == ["plain/key-1.txt", "a b", "caf\u{E9}"])
+    }
+
     @Test("listing answers that cannot be used are malformed responses", arguments: [
         ("<ListBucketResult><IsTruncated>true</IsTruncated></ListBucketResult>", "no continuation token"),
         ("<Other/>", "not <ListBucketResult>"),

@@ -42,7 +42,7 @@ package struct XMLTreeElement: Sendable, Hashable {
     /// The same as `text(path)` with one name, without building a path: a listing reads a few fields
     /// of each of a thousand entries this way.
     package func text(_ name: String) -> String? {
-        self.children.first { $0.name == name }?.text
+        self.child(name)?.text
     }
 
     /// The text of the element at `path` with surrounding whitespace removed, or `nil` when there is
@@ -54,7 +54,7 @@ package struct XMLTreeElement: Sendable, Hashable {
     /// The text of the child named `name` with surrounding whitespace removed, or `nil` when there is
     /// no such child or it has no text.
     package func trimmedText(_ name: String) -> String? {
-        self.children.first { $0.name == name }.flatMap { XMLTreeElement.trimmed($0.text) }
+        self.child(name).flatMap { XMLTreeElement.trimmed($0.text) }
     }
 
     /// The first element with a name at any depth, this one included.

@@ -1,6 +1,7 @@
 import Foundation
 import S3Partition
 import WIFFileStore
+import WIFFoundation
 import WIFLocal
 import WIFTerminal
 
@@ -108,7 +109,12 @@ extension SignIn {
     ///   - option: The option's name, for the message when standard input holds nothing.
     static func readToken(_ value: String, option: String) throws(CommandFailure) -> String {
         guard value == "-" else { return value.trimmingCharacters(in: .whitespacesAndNewlines) }
-        let data = FileHandle.standardInput.readDataToEndOfFile()
+        let data: [UInt8]
+        do throws(FileContents.Failure) {
+            data = try FileContents.readStandardInput(limit: SignIn.maximumTokenInputSize)
+        } catch {
+            throw CommandFailure(status: .io, message: "\(option) -: cannot read standard input: \(error.reason)")
+        }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw CommandFailure(status: .usage, message: "\(option) - read nothing from standard input") }
         return text

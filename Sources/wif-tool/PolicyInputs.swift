@@ -20,10 +20,8 @@ enum PolicyInputs {
 
     /// Reads a file, or standard input for `-`, failing with an I/O error that names the file.
     static func read(_ path: String) throws(CommandFailure) -> [UInt8] {
-        if path == "-" {
-            return Array(FileHandle.standardInput.readDataToEndOfFile())
-        }
         do throws(FileContents.Failure) {
+            if path == "-" { return try FileContents.readStandardInput(limit: Self.maximumInputSize) }
             return try FileContents.read(path, limit: Self.maximumInputSize)
         } catch {
             // The policy commands' own words for the two common cases.
@@ -32,7 +30,7 @@ enum PolicyInputs {
             case .folder: "it is a directory"
             default: error.reason
             }
-            throw CommandFailure(status: .io, message: "cannot read '\(path)': \(reason)")
+            throw CommandFailure(status: .io, message: "cannot read \(path == "-" ? "standard input" : "'\(path)'"): \(reason)")
         }
     }
 

@@ -27,4 +27,12 @@ extension PolicyCommandTests {
         #expect(result.status == 6, "\(result.stderr)")
         #expect(result.stderr == "error: cannot read '/dev/zero': it holds more than \(64 << 20) bytes\n")
     }
+
+    /// Standard input (`-`) is read under the same limit as a named file.
+    @Test func validateRefusesAnEndlessStandardInput() throws {
+        let result = try ToolRunner.run(
+            ["policy", "validate", "-"], environment: ToolRunner.cleanEnvironment(home: self.folder), stdinPath: "/dev/zero")
+        #expect(result.status == 6, "\(result.stderr)")
+        #expect(result.stderr == "error: cannot read standard input: it holds more than \(64 << 20) bytes\n")
+    }
 }

@@ -33,6 +33,10 @@ public enum SignIn {
         return String(("wif-" + cleaned).prefix(64))
     }
 
+    /// The most bytes read for a token, from a file or standard input: a token is at most 20,000 bytes,
+    /// and a megabyte leaves room for any whitespace around it.
+    package static let maximumTokenInputSize = 1 << 20
+
     /// Reads a token file, trimmed.
     /// - Parameter path: The file.
     /// - Returns: The token.
@@ -40,8 +44,7 @@ public enum SignIn {
     public static func token(fromFile path: String) throws(FileStoreError) -> String {
         let data: [UInt8]
         do throws(FileContents.Failure) {
-            // A token is at most 20,000 bytes; a megabyte leaves room for any whitespace around it.
-            data = try FileContents.read(path, limit: 1 << 20)
+            data = try FileContents.read(path, limit: Self.maximumTokenInputSize)
         } catch {
             throw FileStoreError.fileError("cannot read the token file \(path): \(error.reason)")
         }

@@ -65,6 +65,19 @@ package enum FileContents {
         let descriptor = path.withCString { openReadOnly($0) }
         guard descriptor >= 0 else { throw Failure(errno: errno) }
         defer { _ = close(descriptor) }
+        return try self.read(descriptor: descriptor, limit: limit)
+    }
+
+    /// Reads standard input to its end, under the same limit as a named file.
+    /// - Parameter limit: The most bytes accepted.
+    /// - Returns: Every byte.
+    /// - Throws: ``Failure``.
+    package static func readStandardInput(limit: Int) throws(Failure) -> [UInt8] {
+        try self.read(descriptor: STDIN_FILENO, limit: limit)
+    }
+
+    /// Reads an open descriptor to its end; the caller closes it.
+    private static func read(descriptor: Int32, limit: Int) throws(Failure) -> [UInt8] {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw Failure(errno: errno) }
         if info.st_mode & S_IFMT == S_IFDIR { throw Failure(kind: .folder) }

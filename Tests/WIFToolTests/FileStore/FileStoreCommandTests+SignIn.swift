@@ -129,6 +129,16 @@ extension FileStoreCommandTests {
         #expect(wrong.status == 3 || wrong.status == 4, "\(wrong.stderr)")
     }
 
+    /// `--token -` reads standard input under the token file's limit, so an endless input stops.
+    @Test func anEndlessTokenOnStandardInputIsRefused() throws {
+        let fixture = try StoreFixture()
+        defer { fixture.remove() }
+        let result = try ToolRunner.run(
+            ["login", "--token", "-", "--provider", "facebook"], environment: fixture.env([:]), stdinPath: "/dev/zero")
+        #expect(result.status == 6, "\(result.stderr)")
+        #expect(result.stderr == "error: --token -: cannot read standard input: it holds more than \(1 << 20) bytes\n")
+    }
+
     @Test func logoutForgetsTheSignIn() throws {
         let fixture = try StoreFixture()
         defer { fixture.remove() }

@@ -34,15 +34,18 @@ struct ToolRunner {
     }
 
     /// Runs `wif-tool` with `arguments` and returns its exit status and output.
-    static func run(_ arguments: [String], environment: [String: String], stdin: Data? = nil) throws -> Result {
+    /// - Parameter stdinPath: A file to read standard input from (such as `/dev/zero`) instead of `stdin`.
+    static func run(_ arguments: [String], environment: [String: String], stdin: Data? = nil, stdinPath: String? = nil) throws -> Result {
         guard let executable else {
             throw ToolError("wif-tool is not built next to the tests; run `swift build` first")
         }
-        return try Self.run(executable: executable, arguments, environment: environment, stdin: stdin)
+        return try Self.run(executable: executable, arguments, environment: environment, stdin: stdin, stdinPath: stdinPath)
     }
 
     /// Runs another program (a client driving `wif-tool`) and returns its exit status and output.
-    static func run(executable: URL, _ arguments: [String], environment: [String: String], stdin: Data? = nil) throws -> Result {
+    static func run(
+        executable: URL, _ arguments: [String], environment: [String: String], stdin: Data? = nil, stdinPath: String? = nil
+    ) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -52,7 +55,12 @@ struct ToolRunner {
         process.standardOutput = out
         process.standardError = err
         let input = Pipe()
-        process.standardInput = input
+        if let stdinPath {
+            guard let file = FileHandle(forReadingAtPath: stdinPath) else { throw ToolError("cannot open \(stdinPath)") }
+            process.standardInput = file
+        } else {
+            process.standardInput = input
+        }
         try process.run()
         if let stdin { input.fileHandleForWriting.write(stdin) }
         try input.fileHandleForWriting.close()

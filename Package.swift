@@ -378,6 +378,7 @@ let package = Package(
             name: "WIFAPIClientTests",
             dependencies: [
                 "WIFAPIClient",
+                "WIFFoundation",
                 "WIFHTTP",
                 "WIFTestSupport",
                 "WIFSigV4",

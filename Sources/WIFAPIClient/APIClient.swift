@@ -223,7 +223,11 @@ public struct APIClient: Sendable {
                 throw APIClientError(message: "the request in \(mode) could not be prepared: \(error)", attempts: attempts)
             }
             let response: TransportResponse
-            let sent = TransportRequest(url: request.url, method: request.method, headers: request.headers, body: request.body)
+            var sentHeaders = request.headers
+            if !sentHeaders.contains(where: { $0.name.lowercased() == "user-agent" }) {
+                sentHeaders.append(("User-Agent", SwiftWIFVersion.userAgent()))
+            }
+            let sent = TransportRequest(url: request.url, method: request.method, headers: sentHeaders, body: request.body)
             do {
                 response = try await self.transport.send(sent, timeout: self.timeout, maximumBodyBytes: Self.maximumBodyBytes, logger: logger)
             } catch {

@@ -58,7 +58,7 @@ struct IssuerDocuments: Sendable {
         let response: TransportResponse
         do {
             response = try await transport.send(
-                TransportRequest(url: url, method: "GET", headers: [("Accept", "application/json")]), timeout: timeout,
+                TransportRequest(url: url, method: "GET", headers: [("Accept", "application/json"), ("User-Agent", SwiftWIFVersion.userAgent())]), timeout: timeout,
                 maximumBodyBytes: Self.maximumBytes, logger: logger)
         } catch {
             throw .network("the issuer's \(what) \(address) cannot be read: \(TransportFailure.reason(error))")

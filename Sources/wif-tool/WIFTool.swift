@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import CWIFMemory
+import WIFFoundation
 
 /// The swift-wif command-line tool.
 ///
@@ -22,6 +23,7 @@ struct WIFTool: AsyncParsableCommand {
             \(ExitStatus.network.rawValue) network or service failure; \(ExitStatus.store.rawValue) the \
             encrypted store is damaged or from a newer wif-tool; \(ExitStatus.usage.rawValue) usage error.
             """,
+        version: SwiftWIFVersion.current,
         subcommands: [
             Demo.self, Login.self, Whoami.self, Put.self, List.self, Get.self, Remove.self, Logout.self, Accounts.self,
             Credentials.self, Request.self, Policy.self, Rules.self, Local.self, Engine.self,

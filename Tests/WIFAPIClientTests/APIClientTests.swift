@@ -4,6 +4,7 @@ import Logging
 import Synchronization
 import Testing
 import WIFCredentials
+import WIFFoundation
 import WIFHTTP
 import WIFSigV4
 import WIFTestSupport
@@ -78,6 +79,20 @@ import WIFTestSupport
         #expect(authorization.contains("/eu-west-1/execute-api/aws4_request"))
         #expect(signed.url.absoluteString == "https://api.example.com/prod/items")
         #expect(signed.header("x-amz-security-token") == "token")
+    }
+
+    /// A request names the package and its version, as the SDKs name themselves, unless the caller named
+    /// its own client; the name is not signed, so adding it leaves the signature valid.
+    @Test func requestsNameThePackageUnlessTheCallerDid() async throws {
+        let transport = RecordingTransport { _ in TransportResponse(status: 200, body: []) }
+        let client = Self.client(transport, credentials: APIClientCredentials(iam: Self.credentials))
+        _ = try await client.send("GET", "/items", mode: .iam)
+        _ = try await client.send("GET", "/items", headers: [("user-agent", "my-app/2.0")], mode: .apiKey)
+        let sent = transport.sent.withLock { $0 }
+        #expect(sent.map { $0.header("User-Agent") } == ["swift-wif/" + SwiftWIFVersion.current, "my-app/2.0"])
+        #expect(sent.last.map { $0.headers.filter { $0.name.lowercased() == "user-agent" }.count } == 1)
+        let authorization = try #require(sent.first?.header("Authorization"))
+        #expect(!authorization.lowercased().contains("user-agent"))
     }
 
     /// Sends the request through a proxy, as a custom domain or a corporate proxy does.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WIFFoundation
 import WIFTestSupport
 
 /// The help text is part of the interface: commands and exit codes are documented there.
@@ -16,6 +17,16 @@ import WIFTestSupport
         ] {
             #expect(text.contains(phrase), "missing \(phrase)")
         }
+    }
+
+    /// `--version` prints the package's version alone, as scripts that check it expect.
+    @Test func versionPrintsThePackageVersion() throws {
+        let home = try ToolRunner.temporaryDirectory()
+        let result = try ToolRunner.run(["--version"], environment: ToolRunner.cleanEnvironment(home: home))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == SwiftWIFVersion.current + "\n")
+        let parts = SwiftWIFVersion.current.split(separator: ".", omittingEmptySubsequences: false)
+        #expect(parts.count == 3 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
     }
 
     /// Every command sets its name rather than have it derived from its type (a start-up cost); a

@@ -235,7 +235,7 @@ public struct S3Client: Sendable {
             }
             httpRequest.headers.add(name: header.name, value: header.value)
         }
-        httpRequest.headers.add(name: "User-Agent", value: "swift-wif-s3")
+        httpRequest.headers.add(name: "User-Agent", value: SwiftWIFVersion.userAgent("s3"))
         switch request.body {
         case .empty:
             if request.method == .PUT || request.method == .POST {

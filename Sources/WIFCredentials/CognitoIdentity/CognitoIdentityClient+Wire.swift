@@ -54,7 +54,7 @@ extension CognitoIdentityClient {
                 ("Content-Type", "application/x-amz-json-1.1"),
                 ("X-Amz-Target", "AWSCognitoIdentityService.\(operation)"),
                 ("Accept", "application/json"),
-                ("User-Agent", "swift-wif"),
+                ("User-Agent", SwiftWIFVersion.userAgent()),
             ],
             body: Array(body.utf8))
         logger.debug("Calling Cognito Identity", metadata: ["wif.cognito.operation": "\(operation)", "wif.cognito.endpoint": "\(self.endpoint.absoluteString)"])

@@ -53,7 +53,7 @@ extension STSClient {
             throw WIFCredentialsError.invalidConfiguration("cannot sign GetCallerIdentity for \(self.endpoint.absoluteString): \(error)")
         }
         let request = TransportRequest(
-            url: self.endpoint, headers: signed.headers.map { ($0.name, $0.value) } + [("User-Agent", "swift-wif")], body: body)
+            url: self.endpoint, headers: signed.headers.map { ($0.name, $0.value) } + [("User-Agent", SwiftWIFVersion.userAgent())], body: body)
         logger.debug("Calling STS GetCallerIdentity", metadata: ["wif.sts.endpoint": "\(self.endpoint.absoluteString)"])
         let timeout = min(self.deadline, self.configuration.timeout)
         let response = try await self.exchange(request, timeout: timeout, logger: logger)

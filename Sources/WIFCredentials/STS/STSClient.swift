@@ -242,7 +242,7 @@ extension STSClient {
             headers: [
                 ("Content-Type", "application/x-www-form-urlencoded; charset=utf-8"),
                 ("Accept", "text/xml"),
-                ("User-Agent", "swift-wif"),
+                ("User-Agent", SwiftWIFVersion.userAgent()),
             ],
             body: request.formBody(webIdentityToken: token.value)
         )

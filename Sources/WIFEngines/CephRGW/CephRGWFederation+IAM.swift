@@ -68,7 +68,7 @@ extension CephRGWFederation {
         }
         let request = TransportRequest(
             url: signedURL, method: "POST",
-            headers: [("Host", signed.host)] + signed.headers.map { ($0.name, $0.value) } + [("User-Agent", "swift-wif-rgw")],
+            headers: [("Host", signed.host)] + signed.headers.map { ($0.name, $0.value) } + [("User-Agent", SwiftWIFVersion.userAgent("rgw"))],
             body: body)
 
         logger.debug("IAM call", metadata: ["wif.rgw.action": "\(action)"])

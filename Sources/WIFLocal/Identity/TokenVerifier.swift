@@ -346,7 +346,7 @@ struct TokenVerifier: Sendable {
         let response: TransportResponse
         do {
             response = try await AsyncHTTPClientTransport().send(
-                TransportRequest(url: url, method: "GET", headers: [(name: "Accept", value: "application/json")], body: []),
+                TransportRequest(url: url, method: "GET", headers: [(name: "Accept", value: "application/json"), (name: "User-Agent", value: SwiftWIFVersion.userAgent())], body: []),
                 timeout: .seconds(5),
                 maximumBodyBytes: Self.maximumJWKSBytes,
                 logger: logger

@@ -67,6 +67,7 @@ import WIFTestSupport
         #expect(sent.method == "POST")
         #expect(sent.header("Content-Type") == "application/x-www-form-urlencoded; charset=utf-8")
         #expect(sent.header("Authorization") == nil)
+        #expect(sent.header("User-Agent") == "swift-wif/" + SwiftWIFVersion.current)
         #expect(transport.timeouts == [.seconds(7)])
         #expect(transport.forms.first?["WebIdentityToken"] == Self.token)
         #expect(transport.forms.first?["ProviderId"] == "www.amazon.com")

@@ -26,7 +26,7 @@ extension OAuth2Client {
         var headers: [(name: String, value: String)] = [
             ("Content-Type", "application/x-www-form-urlencoded"),
             ("Accept", "application/json"),
-            ("User-Agent", "swift-wif"),
+            ("User-Agent", SwiftWIFVersion.userAgent()),
         ]
         let clientId = self.configuration.clientId
         let secret = self.configuration.clientSecret ?? ""

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import Synchronization
+import WIFFoundation
 import WIFHTTP
 
 /// An OAuth 2.0 / OpenID Connect client for one issuer: discovery, browser sign-in (authorization code
@@ -94,7 +95,7 @@ public struct OAuth2Client: Sendable, CustomStringConvertible {
         let metadata: OIDCProviderMetadata
         if let discoveryURL = self.configuration.effectiveDiscoveryURL {
             let response = try await self.send(
-                TransportRequest(url: discoveryURL, method: "GET", headers: [("Accept", "application/json")]),
+                TransportRequest(url: discoveryURL, method: "GET", headers: [("Accept", "application/json"), ("User-Agent", SwiftWIFVersion.userAgent())]),
                 endpoint: "discovery document", logger: logger
             )
             let source = discoveryURL.absoluteString
@@ -136,7 +137,7 @@ public struct OAuth2Client: Sendable, CustomStringConvertible {
             let timeout = self.timeout
             let created = IDTokenKeyCache(source: "the JWKS at \(jwksURI.absoluteString)", timeSource: self.timeSource) { logger in
                 let response = try await Self.send(
-                    TransportRequest(url: jwksURI, method: "GET", headers: [("Accept", "application/json")]),
+                    TransportRequest(url: jwksURI, method: "GET", headers: [("Accept", "application/json"), ("User-Agent", SwiftWIFVersion.userAgent())]),
                     endpoint: "JWKS", transport: transport, timeout: timeout, logger: logger
                 )
                 guard response.status == 200 else {

@@ -5,6 +5,7 @@ import Logging
 import S3Partition
 import WIFCredentials
 import WIFFileStore
+import WIFFoundation
 import WIFLocal
 
 extension WIFTool {
@@ -315,7 +316,7 @@ struct DemoScript {
             let content = try await self.readText(user, name: name)
             self.recorder.record(
                 actor: user.name, action: action, expected: expected,
-                outcome: content == text ? "\"\(text.trimmingCharacters(in: .newlines))\"" : "different content: \"\(content)\"",
+                outcome: content == text ? "\"\(text.trimming(.newlines))\"" : "different content: \"\(content)\"",
                 ok: content == text)
         } catch {
             self.recorder.record(actor: user.name, action: action, expected: expected, outcome: Self.describe(error), ok: false)

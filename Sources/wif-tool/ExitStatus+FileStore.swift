@@ -108,14 +108,14 @@ extension SignIn {
     ///   - value: The option's value.
     ///   - option: The option's name, for the message when standard input holds nothing.
     static func readToken(_ value: String, option: String) throws(CommandFailure) -> String {
-        guard value == "-" else { return value.trimmingCharacters(in: .whitespacesAndNewlines) }
+        guard value == "-" else { return value.trimming(.whitespacesAndNewlines) }
         let data: [UInt8]
         do throws(FileContents.Failure) {
             data = try FileContents.readStandardInput(limit: SignIn.maximumTokenInputSize)
         } catch {
             throw CommandFailure(status: .io, message: "\(option) -: cannot read standard input: \(error.reason)")
         }
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: data, as: UTF8.self).trimming(.whitespacesAndNewlines)
         guard !text.isEmpty else { throw CommandFailure(status: .usage, message: "\(option) - read nothing from standard input") }
         return text
     }

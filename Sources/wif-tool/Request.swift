@@ -225,9 +225,9 @@ extension WIFTool {
 
         static func splitHeader(_ line: String) -> (String, String)? {
             guard let colon = line.firstIndex(of: ":") else { return nil }
-            let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+            let name = line[..<colon].trimming(.whitespaces)
             guard !name.isEmpty, !name.contains(" ") else { return nil }
-            return (name, line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            return (name, line[line.index(after: colon)...].trimming(.whitespaces))
         }
 
         static func parseDate(_ text: String) -> Date? {

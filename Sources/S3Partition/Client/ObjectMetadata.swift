@@ -96,7 +96,7 @@ public struct ObjectMetadata: Sendable, Hashable {
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
         }
         if let ascii { return ascii }
-        var text = Substring(eTag.trimmingCharacters(in: .whitespaces))
+        var text = Substring(eTag.trimming(.whitespaces))
         if text.hasPrefix("W/") { text = text.dropFirst(2) }
         if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = text.dropFirst().dropLast() }
         return String(text)

@@ -1,4 +1,5 @@
 import Foundation
+import WIFFoundation
 
 extension WebIdentityConfiguration {
     /// Names of the environment variables read by ``init(environment:)``.
@@ -87,7 +88,7 @@ extension WebIdentityConfiguration {
 
     /// Whether a boolean setting says `true` (case-insensitively), as the SDKs read them.
     static func isTrue(_ value: String?) -> Bool {
-        value?.trimmingCharacters(in: .whitespaces).lowercased() == "true"
+        value?.trimming(.whitespaces).lowercased() == "true"
     }
 
     /// Checks a role ARN from a variable or setting, naming that origin on failure.

@@ -170,7 +170,7 @@ public struct STSClient: Sendable {
         logger: Logger = .noop
     ) async throws -> AssumeRoleWithWebIdentityResult {
         // Text pasted or read from a file often ends with a line break; STS wants the bare token.
-        let trimmed = webIdentityToken.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = webIdentityToken.trimming(.whitespacesAndNewlines)
         return try await self.assumeRoleWithWebIdentity(
             request,
             tokenSource: FixedTokenSource(token: WebIdentityToken(inspecting: trimmed)),

@@ -169,7 +169,7 @@ package enum STSResponseDecoder {
     /// Parses an ISO 8601 timestamp with or without fractional seconds; a timestamp without a zone
     /// is taken as UTC, which is what STS means.
     package static func parseISO8601(_ text: String) -> Date? {
-        AWSDate.parseISO8601(text.trimmingCharacters(in: .whitespaces)).map { Date(timeIntervalSince1970: Double($0) / 1000) }
+        AWSDate.parseISO8601(text.trimming(.whitespaces)).map { Date(timeIntervalSince1970: Double($0) / 1000) }
     }
 
     /// The first bytes of a body, printable and free of secrets, for error messages.
@@ -189,7 +189,7 @@ package enum STSResponseDecoder {
             }
             if printable.unicodeScalars.count >= Self.excerptLength { break }
         }
-        let trimmed = printable.trimmingCharacters(in: .whitespaces)
+        let trimmed = printable.trimming(.whitespaces)
         let more = text.unicodeScalars.count > printable.unicodeScalars.count ? "…" : ""
         return "'\(trimmed)\(more)' (\(body.count) bytes)"
     }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Synchronization
+import WIFFoundation
 import _CryptoExtras
 
 extension EncryptedStore {
@@ -118,7 +119,7 @@ extension EncryptedStore {
     }
 
     static func parseKeyFile(_ bytes: [UInt8], path: String) throws(WIFCredentialsError) -> SymmetricKey {
-        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: bytes, as: UTF8.self).trimming(.whitespacesAndNewlines)
         guard let data = Data(base64Encoded: text), data.count == 32 else {
             throw .storeWrongKey("the key file \(path) does not hold a store key (32 bytes in base64 on one line)")
         }

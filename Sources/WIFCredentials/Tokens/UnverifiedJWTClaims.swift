@@ -1,4 +1,5 @@
 import Foundation
+import WIFFoundation
 
 /// A few claims of a JWT, read WITHOUT verifying its signature.
 ///
@@ -54,7 +55,7 @@ public struct UnverifiedJWTClaims: Sendable, Hashable, CustomStringConvertible {
     /// - Returns: `nil` when the token is not three base64url segments whose middle one decodes to a
     ///   JSON object, as for opaque access tokens.
     public init?(token: String) {
-        let segments = token.trimmingCharacters(in: .whitespacesAndNewlines)
+        let segments = token.trimming(.whitespacesAndNewlines)
             .split(separator: ".", omittingEmptySubsequences: false)
         guard segments.count == 3, !segments[0].isEmpty, !segments[1].isEmpty,
             let payload = Self.decodeBase64URL(segments[1])

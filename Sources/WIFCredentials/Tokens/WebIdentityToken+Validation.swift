@@ -1,4 +1,5 @@
 import Foundation
+import WIFFoundation
 
 extension WebIdentityToken {
     /// The fewest bytes STS accepts as a `WebIdentityToken`.
@@ -15,7 +16,7 @@ extension WebIdentityToken {
     /// - Returns: The token, ready to send.
     /// - Throws: ``WIFCredentialsError`` with code `tokenUnavailable` naming `origin` and the problem.
     package static func validated(_ text: String, origin: String) throws(WIFCredentialsError) -> WebIdentityToken {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimming(.whitespacesAndNewlines)
         let length = trimmed.utf8.count
         if length == 0 {
             throw .tokenUnavailable("\(origin) is empty")

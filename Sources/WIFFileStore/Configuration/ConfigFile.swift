@@ -97,8 +97,8 @@ package struct ConfigFile: Sendable {
             guard let equals = line.firstIndex(of: "=") else {
                 throw FileStoreError.invalidSetting("\(where_): expected 'key = value'")
             }
-            let name = line[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
-            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            let name = line[..<equals].trimming(.whitespaces).lowercased()
+            let value = line[line.index(after: equals)...].trimming(.whitespaces)
             guard let key = Key(rawValue: name) else {
                 let known = Key.allCases.map(\.rawValue).joined(separator: ", ")
                 throw FileStoreError.invalidSetting("\(where_): unknown setting '\(name)'; known settings: \(known)")

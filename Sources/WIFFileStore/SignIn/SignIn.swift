@@ -48,7 +48,7 @@ public enum SignIn {
         } catch {
             throw FileStoreError.fileError("cannot read the token file \(path): \(error.reason)")
         }
-        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = String(decoding: data, as: UTF8.self).trimming(.whitespacesAndNewlines)
         guard !token.isEmpty else {
             throw FileStoreError(.invalidToken, "the token file \(path) is empty")
         }

@@ -22,7 +22,7 @@ extension AWSDate {
     /// its three forms, or ISO 8601 with a time and zone, which some clients send.
     /// - Returns: Seconds since 1970, or `nil`.
     package static func parseHTTPDateOrISO8601(_ text: some StringProtocol) -> Int64? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimming(.whitespaces)
         if let milliseconds = Self.parseISO8601(trimmed, requiringTime: true) {
             return Self.seconds(ofMilliseconds: milliseconds)
         }

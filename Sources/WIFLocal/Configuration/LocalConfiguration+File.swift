@@ -165,7 +165,7 @@ extension LocalConfiguration {
     /// Policy text placed as a value: trimmed, and its lines after the first moved to `indent`, keeping their
     /// relative indentation, so that writing what was read gives the same text.
     private static func inline(_ policy: String, indent: Int) -> String {
-        let lines = policy.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = policy.trimming(.whitespacesAndNewlines).split(separator: "\n", omittingEmptySubsequences: false)
         let common = lines.dropFirst().filter { !$0.allSatisfy(\.isWhitespace) }
             .map { $0.prefix { $0 == " " }.count }.min() ?? 0
         let pad = String(repeating: " ", count: indent)

@@ -5,6 +5,7 @@ import Hummingbird
 import NIOCore
 import WIFCredentials
 import WIFAPIServer
+import WIFFoundation
 
 /// What `x-amz-content-sha256` (the signed payload hash) says.
 enum S3PayloadHash {
@@ -53,7 +54,7 @@ extension S3Service {
             guard case .chunked = encoding else {
                 throw S3Errors.invalidRequest("The x-amz-trailer header requires an aws-chunked body (STREAMING-… x-amz-content-sha256).")
             }
-            guard let algorithm = S3Checksum.Algorithm(headerName: trailer.trimmingCharacters(in: .whitespaces)) else {
+            guard let algorithm = S3Checksum.Algorithm(headerName: trailer.trimming(.whitespaces)) else {
                 throw S3Errors.invalidArgument("The value specified in the x-amz-trailer header is not supported", name: "x-amz-trailer", value: trailer)
             }
             trailerAlgorithm = algorithm
@@ -102,7 +103,7 @@ extension S3Service {
         let sentField = call.headers.first { S3Checksum.Algorithm(headerName: $0.name.canonicalName) != nil }
         let sentChecksum = sentField.flatMap { S3Checksum.Algorithm(headerName: $0.name.canonicalName) }
         let trailerChecksum = call.headers[S3Headers.trailer].flatMap {
-            S3Checksum.Algorithm(headerName: $0.trimmingCharacters(in: .whitespaces))
+            S3Checksum.Algorithm(headerName: $0.trimming(.whitespaces))
         }
         return PayloadChecks(
             expectedSHA256: S3PayloadHash.isHexSHA256(payloadHash) ? payloadHash.lowercased() : nil,
@@ -122,7 +123,7 @@ extension S3Service {
         attributes.contentType = headers.value(of: .contentType)
         if let encoding = headers.value(of: .contentEncoding) {
             // Kept as sent (`deflate, gzip` stays so), but for the `aws-chunked` framing of the upload itself.
-            let codings = encoding.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let codings = encoding.split(separator: ",").map { $0.trimming(.whitespaces) }
             if codings.contains(where: { $0.lowercased() == "aws-chunked" }) {
                 let kept = codings.filter { !$0.isEmpty && $0.lowercased() != "aws-chunked" }
                 attributes.contentEncoding = kept.isEmpty ? nil : kept.joined(separator: ",")

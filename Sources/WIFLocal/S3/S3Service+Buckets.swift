@@ -55,7 +55,7 @@ extension S3Service {
             guard document.name == "CreateBucketConfiguration" else {
                 throw ObjectStoreError.malformedXML("the root element must be CreateBucketConfiguration, not \(document.name)")
             }
-            let constraint = document.child("LocationConstraint")?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            let constraint = document.child("LocationConstraint")?.text.trimming(.whitespacesAndNewlines) ?? ""
             if !constraint.isEmpty, constraint != region {
                 throw AWSErrorResponse(
                     "IllegalLocationConstraintException",
@@ -198,7 +198,7 @@ extension S3Service {
         guard document.name == "Delete" else {
             throw ObjectStoreError.malformedXML("the root element must be Delete, not \(document.name)")
         }
-        let quiet = document.child("Quiet")?.text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() == "true"
+        let quiet = document.child("Quiet")?.text.trimming(.whitespacesAndNewlines).lowercased() == "true"
         let objects = document.children(named: "Object")
         guard !objects.isEmpty else { throw ObjectStoreError.malformedXML("Delete names no Object") }
         guard objects.count <= Self.maximumDeleteKeys else {
@@ -223,7 +223,7 @@ extension S3Service {
                     continue
                 }
             }
-            let etag = object.child("ETag")?.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let etag = object.child("ETag")?.text.trimming(.whitespacesAndNewlines)
             allowedKeys.append((key, etag.flatMap { $0.isEmpty ? nil : $0 }))
             allowedSlots.append(index)
         }
@@ -269,7 +269,7 @@ extension S3Service {
             throw ObjectStoreError.contentSHA256Mismatch(client: payloadHash, computed: sha.hex())
         }
         if let contentMD5 = call.headers[S3Headers.contentMD5] {
-            let trimmed = contentMD5.trimmingCharacters(in: .whitespaces)
+            let trimmed = contentMD5.trimming(.whitespaces)
             guard let expected = Data(base64Encoded: trimmed), expected.count == 16 else {
                 throw ObjectStoreError.invalidDigest(contentMD5)
             }

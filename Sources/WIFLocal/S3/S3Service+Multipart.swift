@@ -154,17 +154,17 @@ extension S3Service {
         var parts: [CompletedPart] = []
         parts.reserveCapacity(elements.count)
         for element in elements {
-            guard let numberText = element.child("PartNumber")?.text.trimmingCharacters(in: .whitespacesAndNewlines),
+            guard let numberText = element.child("PartNumber")?.text.trimming(.whitespacesAndNewlines),
                 let number = Int(numberText)
             else {
                 throw ObjectStoreError.malformedXML("a Part has no numeric PartNumber")
             }
-            guard let etag = element.child("ETag")?.text.trimmingCharacters(in: .whitespacesAndNewlines), !etag.isEmpty else {
+            guard let etag = element.child("ETag")?.text.trimming(.whitespacesAndNewlines), !etag.isEmpty else {
                 throw ObjectStoreError.malformedXML("part \(number) has no ETag")
             }
             var checksums: [S3Checksum.Algorithm: String] = [:]
             for algorithm in S3Checksum.Algorithm.all {
-                if let value = element.child("Checksum" + algorithm.name)?.text.trimmingCharacters(in: .whitespacesAndNewlines) {
+                if let value = element.child("Checksum" + algorithm.name)?.text.trimming(.whitespacesAndNewlines) {
                     checksums[algorithm] = value
                 }
             }

@@ -41,7 +41,7 @@ extension S3Service {
             guard error.code == "NoSuchKey" else { throw error }
         }
         if let ifNoneMatch {
-            guard ifNoneMatch.trimmingCharacters(in: .whitespaces) == "*" else {
+            guard ifNoneMatch.trimming(.whitespaces) == "*" else {
                 throw AWSErrorResponse("NotImplemented", "If-None-Match on a write only accepts '*'.", status: .notImplemented)
             }
             if existing != nil { throw S3Errors.preconditionFailed("If-None-Match") }
@@ -307,7 +307,7 @@ enum S3Conditions {
     static func etagList(_ list: String, matches etag: String) -> Bool {
         let bare = Self.bare(etag)
         for item in list.split(separator: ",") {
-            let candidate = item.trimmingCharacters(in: .whitespaces)
+            let candidate = item.trimming(.whitespaces)
             if candidate == "*" || Self.bare(candidate) == bare { return true }
         }
         return false

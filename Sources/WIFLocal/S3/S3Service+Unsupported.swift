@@ -1,5 +1,6 @@
 import HTTPTypes
 import WIFAPIServer
+import WIFFoundation
 
 extension S3Service {
     /// Refuses, with S3's answer, request headers that ask for something the stack does not do, so that
@@ -30,7 +31,7 @@ extension S3Service {
     static let acceptedCannedACLs: Set<String> = ["private", "bucket-owner-full-control"]
 
     private static func refuseACL(_ headers: HTTPFields) throws(AWSErrorResponse) {
-        if let acl = headers.value(of: HTTPField.Name("x-amz-acl")!), !Self.acceptedCannedACLs.contains(acl.trimmingCharacters(in: .whitespaces)) {
+        if let acl = headers.value(of: HTTPField.Name("x-amz-acl")!), !Self.acceptedCannedACLs.contains(acl.trimming(.whitespaces)) {
             throw Self.aclNotSupported()
         }
         if headers.contains(where: { $0.name.canonicalName.hasPrefix("x-amz-grant-") }) {

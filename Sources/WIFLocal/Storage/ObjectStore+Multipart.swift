@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import NIOCore
 import NIOPosix
+import WIFFoundation
 
 #if canImport(Glibc)
 import Glibc
@@ -336,7 +337,7 @@ extension ObjectStore {
 
     private static func sameETag(_ stored: String, _ given: String) -> Bool {
         func bare(_ etag: String) -> String {
-            var text = Substring(etag.trimmingCharacters(in: .whitespaces))
+            var text = Substring(etag.trimming(.whitespaces))
             if text.hasPrefix("\"") { text = text.dropFirst() }
             if text.hasSuffix("\"") { text = text.dropLast() }
             return text.lowercased()

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import NIOPosix
+import WIFFoundation
 
 #if canImport(Glibc)
 import Glibc
@@ -164,7 +165,7 @@ extension ObjectStore {
     where Body.Element == ByteBuffer {
         var expectedMD5: [UInt8]?
         if let contentMD5 = checks.contentMD5 {
-            guard let decoded = Data(base64Encoded: contentMD5.trimmingCharacters(in: .whitespaces)), decoded.count == 16 else {
+            guard let decoded = Data(base64Encoded: contentMD5.trimming(.whitespaces)), decoded.count == 16 else {
                 throw ObjectStoreError.invalidDigest(contentMD5)
             }
             expectedMD5 = Array(decoded)

@@ -107,7 +107,7 @@ struct OAuthEndpoints: Sendable {
         var basic: (id: String, secret: String)?
         if let header = request.headers.value(of: .authorization) {
             guard header.count > 6, header.prefix(6).lowercased() == "basic ",
-                let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+                let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimming(.whitespaces)),
                 let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
             else {
                 return .failure(.invalidClient("the Authorization header must be Basic base64(client_id:client_secret)"))

@@ -151,7 +151,8 @@ extension ObjectStore {
     /// ``CompletedParts``) and renames a file holding the object's record into place.
     /// - Parameter parts: The parts, by ascending number, with the entity tags `UploadPart` returned.
     /// - Returns: The object, whose entity tag is the MD5 of the parts' binary MD5s followed by `-<count>`.
-    /// - Throws: `NoSuchBucket`, `NoSuchUpload`, `MalformedXML` (no parts), `InvalidPartOrder`,
+    /// - Throws: `NoSuchBucket`, `NoSuchUpload`, `MalformedXML` (no parts), `InvalidPartOrder` (numbers not
+    ///   ascending, or with a per-part checksum not 1, 2, 3… without a gap),
     ///   `InvalidPart` (missing part or entity tag mismatch), `EntityTooSmall` (a part other than the last
     ///   under the minimum part size), `OperationAborted` while another completion of the upload runs.
     @discardableResult
@@ -166,6 +167,13 @@ extension ObjectStore {
         guard !parts.isEmpty else { throw ObjectStoreError.malformedXML("CompleteMultipartUpload names no part") }
         for (previous, next) in zip(parts, parts.dropFirst()) where next.partNumber <= previous.partNumber {
             throw ObjectStoreError.invalidPartOrder(uploadId: uploadId)
+        }
+        // Parts that each carry a CRC32, CRC32C, SHA-1 or SHA-256 checksum must be numbered 1, 2, 3… with
+        // no gap, as S3 requires of them (CRC64NVME covers the whole object, and may skip numbers).
+        if let algorithm = upload.checksumAlgorithm, algorithm != .crc64nvme {
+            for (offset, part) in parts.enumerated() where part.partNumber != offset + 1 {
+                throw ObjectStoreError.invalidPartOrder(uploadId: uploadId)
+            }
         }
 
         let stored = try self.parts(of: uploadId)

@@ -58,7 +58,8 @@ struct S3ChecksumStorageTests {
     }
 
     private func multipart(
-        _ key: String, algorithm: S3Checksum.Algorithm, type: String?, parts: [[UInt8]], listChecksums: Bool = true
+        _ key: String, algorithm: S3Checksum.Algorithm, type: String?, parts: [[UInt8]], listChecksums: Bool = true,
+        numbers: [Int]? = nil
     ) async throws -> (complete: S3Reply, partValues: [String]) {
         let path = "/wif-personal/" + key
         var headers = [("x-amz-checksum-algorithm", algorithm.name)]
@@ -68,14 +69,15 @@ struct S3ChecksumStorageTests {
         var document = "<CompleteMultipartUpload>"
         var values: [String] = []
         for (index, part) in parts.enumerated() {
+            let number = numbers?[index] ?? index + 1
             let value = S3Checksum.compute(algorithm, of: part)
             values.append(value)
             let reply = try await self.fixture.send(
-                "PUT", path, query: "partNumber=\(index + 1)&uploadId=\(uploadId)", headers: [(algorithm.headerName, value)], body: part,
+                "PUT", path, query: "partNumber=\(number)&uploadId=\(uploadId)", headers: [(algorithm.headerName, value)], body: part,
                 as: self.admin)
             #expect(reply.header(algorithm.headerName) == value)
             let listed = listChecksums ? "<Checksum\(algorithm.name)>\(value)</Checksum\(algorithm.name)>" : ""
-            document += "<Part><PartNumber>\(index + 1)</PartNumber><ETag>\(reply.header("ETag") ?? "")</ETag>\(listed)</Part>"
+            document += "<Part><PartNumber>\(number)</PartNumber><ETag>\(reply.header("ETag") ?? "")</ETag>\(listed)</Part>"
         }
         document += "</CompleteMultipartUpload>"
         let complete = try await self.fixture.send("POST", path, query: "uploadId=\(uploadId)", body: Array(document.utf8), as: self.admin)
@@ -105,6 +107,26 @@ struct S3ChecksumStorageTests {
         let head = try await self.head("full.bin")
         #expect(head.header(algorithm.headerName) == expected)
         #expect(head.header("x-amz-checksum-type") == "FULL_OBJECT")
+    }
+
+    /// S3 requires parts that each carry a CRC32, CRC32C, SHA-1 or SHA-256 checksum to be numbered from 1
+    /// without a gap; a CRC64NVME upload, like one with no checksum, may skip numbers.
+    @Test("parts with a per-part checksum must be numbered 1, 2, 3… without a gap", arguments: S3Checksum.Algorithm.all)
+    func consecutiveParts(algorithm: S3Checksum.Algorithm) async throws {
+        let parts = [S3TestData.bytes(10, seed: 5), S3TestData.bytes(8, seed: 6)]
+        for numbers in [[1, 3], [2, 3]] {
+            let (complete, _) = try await self.multipart(
+                "gaps-\(numbers[0]).bin", algorithm: algorithm, type: nil, parts: parts, listChecksums: false, numbers: numbers)
+            if algorithm == .crc64nvme {
+                #expect(complete.status == .ok, "\(numbers)")
+                #expect(try await self.head("gaps-\(numbers[0]).bin").header(algorithm.headerName) == S3Checksum.compute(algorithm, of: parts[0] + parts[1]))
+            } else {
+                #expect(complete.errorCode == "InvalidPartOrder", "\(algorithm) \(numbers)")
+                #expect(try await self.head("gaps-\(numbers[0]).bin").status == .notFound)
+            }
+        }
+        let (complete, _) = try await self.multipart("numbered.bin", algorithm: algorithm, type: nil, parts: parts, listChecksums: false, numbers: [1, 2])
+        #expect(complete.status == .ok)
     }
 
     @Test("checksum types S3 refuses, and a part listed with another checksum, are refused")

@@ -121,12 +121,17 @@ extension S3Service {
         let uploadId = try self.uploadId(call)
         let body = try await self.collectSmallBody(call)
         let parts = try Self.completedParts(Array(buffer: body))
+        let expectedSize = try Self.expectedObjectSize(call.headers[S3Headers.objectSize])
         let info: ObjectInfo
         if let completed = try await self.store.completedUpload(bucket: call.bucket, key: call.key, uploadId: uploadId, parts: parts) {
+            if let expectedSize, expectedSize != completed.size {
+                throw ObjectStoreError.objectSizeMismatch(expected: expectedSize, actual: completed.size)
+            }
             info = completed
         } else {
             try await self.checkWritePreconditions(call)
-            info = try await self.store.completeMultipartUpload(bucket: call.bucket, key: call.key, uploadId: uploadId, parts: parts)
+            info = try await self.store.completeMultipartUpload(
+                bucket: call.bucket, key: call.key, uploadId: uploadId, parts: parts, expectedSize: expectedSize)
         }
         let host = call.request.head.authority ?? "\(self.state.configuration.host)"
         let path = call.address.virtualHosted
@@ -138,6 +143,17 @@ extension S3Service {
             requestId: call.requestId)
         Self.encryptionHeaders(info.encryption, into: &response.headers)
         return response
+    }
+
+    /// `x-amz-mp-object-size`: the size the client expects the completed object to have.
+    /// - Throws: `InvalidArgument` for a value that is not a whole number of bytes.
+    static func expectedObjectSize(_ text: String?) throws(AWSErrorResponse) -> Int64? {
+        guard let text else { return nil }
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let size = Int64(text) else {
+            throw S3Errors.invalidArgument(
+                "x-amz-mp-object-size must be the object's size in bytes, a whole number.", name: "x-amz-mp-object-size", value: text)
+        }
+        return size
     }
 
     /// The parts of a `CompleteMultipartUpload` document.

@@ -175,6 +175,7 @@ enum S3Headers {
     static let trailer = HTTPField.Name("x-amz-trailer")!
     static let checksumMode = HTTPField.Name("x-amz-checksum-mode")!
     static let partsCount = HTTPField.Name("x-amz-mp-parts-count")!
+    static let objectSize = HTTPField.Name("x-amz-mp-object-size")!
     static let serverSideEncryption = HTTPField.Name("x-amz-server-side-encryption")!
     static let checksumType = HTTPField.Name("x-amz-checksum-type")!
     static let checksumAlgorithm = HTTPField.Name("x-amz-checksum-algorithm")!

@@ -149,14 +149,19 @@ extension ObjectStore {
 
     /// Completes an upload: checks the named parts, moves them to `parts/` as the object's body (see
     /// ``CompletedParts``) and renames a file holding the object's record into place.
-    /// - Parameter parts: The parts, by ascending number, with the entity tags `UploadPart` returned.
+    /// - Parameters:
+    ///   - parts: The parts, by ascending number, with the entity tags `UploadPart` returned.
+    ///   - expectedSize: The object's size as the client expects it (`x-amz-mp-object-size`), if it said.
     /// - Returns: The object, whose entity tag is the MD5 of the parts' binary MD5s followed by `-<count>`.
     /// - Throws: `NoSuchBucket`, `NoSuchUpload`, `MalformedXML` (no parts), `InvalidPartOrder` (numbers not
     ///   ascending, or with a per-part checksum not 1, 2, 3… without a gap),
-    ///   `InvalidPart` (missing part or entity tag mismatch), `EntityTooSmall` (a part other than the last
+    ///   `InvalidPart` (missing part or entity tag mismatch), `InvalidRequest` (the parts do not make
+    ///   `expectedSize` bytes, from `x-amz-mp-object-size`), `EntityTooSmall` (a part other than the last
     ///   under the minimum part size), `OperationAborted` while another completion of the upload runs.
     @discardableResult
-    func completeMultipartUpload(bucket: String, key: String, uploadId: String, parts: [CompletedPart]) async throws(AWSErrorResponse) -> ObjectInfo {
+    func completeMultipartUpload(
+        bucket: String, key: String, uploadId: String, parts: [CompletedPart], expectedSize: Int64? = nil
+    ) async throws(AWSErrorResponse) -> ObjectInfo {
         let state = try self.bucket(bucket)
         // Claimed first: while a completion runs, the upload's folder may be in `parts/`, and another
         // completion or an abort must hear that one is in progress, not that the upload is gone.
@@ -198,6 +203,9 @@ extension ObjectStore {
         }
         guard total <= self.configuration.maximumObjectSize else {
             throw ObjectStoreError.entityTooLarge(proposed: total, maximum: self.configuration.maximumObjectSize)
+        }
+        if let expectedSize, expectedSize != total {
+            throw ObjectStoreError.objectSizeMismatch(expected: expectedSize, actual: total)
         }
 
         let checksum = try await self.multipartChecksum(upload, parts: files)

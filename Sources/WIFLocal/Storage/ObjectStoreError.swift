@@ -113,6 +113,14 @@ enum ObjectStoreError {
         )
     }
 
+    /// `x-amz-mp-object-size` named another size than the parts make: S3's 400 `InvalidRequest`.
+    static func objectSizeMismatch(expected: Int64, actual: Int64) -> AWSErrorResponse {
+        AWSErrorResponse(
+            "InvalidRequest",
+            "The x-amz-mp-object-size header is \(expected) bytes, but the parts make an object of \(actual) bytes."
+        )
+    }
+
     static func invalidPartOrder(uploadId: String) -> AWSErrorResponse {
         AWSErrorResponse(
             "InvalidPartOrder",

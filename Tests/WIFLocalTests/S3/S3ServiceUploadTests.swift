@@ -244,6 +244,40 @@ struct S3ServiceUploadTests {
         #expect(try await self.fixture.send("HEAD", path, query: "partNumber=2", as: self.admin).status == .rangeNotSatisfiable)
     }
 
+    /// `x-amz-mp-object-size` states the size the client expects: S3 refuses a completion whose parts
+    /// make another size with 400 `InvalidRequest`, and the upload stays open.
+    @Test("x-amz-mp-object-size must be the size the parts make")
+    func expectedObjectSize() async throws {
+        let path = "/wif-personal/big/sized.bin"
+        let uploadId = try #require(try await self.fixture.send("POST", path, query: "uploads", as: self.admin).xml().child("UploadId")?.text)
+        var document = "<CompleteMultipartUpload>"
+        for (index, part) in [S3TestData.bytes(7000, seed: 4), S3TestData.bytes(1000, seed: 5)].enumerated() {
+            let reply = try await self.fixture.send("PUT", path, query: "partNumber=\(index + 1)&uploadId=\(uploadId)", body: part, as: self.admin)
+            document += "<Part><PartNumber>\(index + 1)</PartNumber><ETag>\(XMLWriter.escape(reply.header("ETag") ?? ""))</ETag></Part>"
+        }
+        document += "</CompleteMultipartUpload>"
+        func complete(size: String) async throws -> S3Reply {
+            try await self.fixture.send(
+                "POST", path, query: "uploadId=\(uploadId)", headers: [("x-amz-mp-object-size", size)], body: Array(document.utf8), as: self.admin)
+        }
+        for malformed in ["", "abc", "-1", "8000.0", "99999999999999999999"] {
+            #expect(try await complete(size: malformed).errorCode == "InvalidArgument", "\(malformed)")
+        }
+        let wrong = try await complete(size: "7999")
+        #expect(wrong.status == .badRequest)
+        #expect(wrong.errorCode == "InvalidRequest")
+        #expect(wrong.errorMessage?.contains("8000") == true)
+        #expect(try await self.fixture.send("HEAD", path, as: self.admin).status == .notFound)
+        #expect(try await self.fixture.send("GET", path, query: "uploadId=\(uploadId)", as: self.admin).status == .ok)
+
+        let completed = try await complete(size: "8000")
+        #expect(completed.status == .ok, "\(completed.text)")
+        #expect(try await self.fixture.send("HEAD", path, as: self.admin).header("Content-Length") == "8000")
+        // Completing again answers as the first time, and checks the size against the object.
+        #expect(try await complete(size: "8000").status == .ok)
+        #expect(try await complete(size: "1").errorCode == "InvalidRequest")
+    }
+
     @Test("multipart errors: bad part numbers, unknown uploads, wrong entity tags, aborts")
     func multipartErrors() async throws {
         let path = "/wif-personal/big/err.bin"

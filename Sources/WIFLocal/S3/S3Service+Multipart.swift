@@ -123,10 +123,9 @@ extension S3Service {
         let parts = try Self.completedParts(Array(buffer: body))
         let expectedSize = try Self.expectedObjectSize(call.headers[S3Headers.objectSize])
         let info: ObjectInfo
-        if let completed = try await self.store.completedUpload(bucket: call.bucket, key: call.key, uploadId: uploadId, parts: parts) {
-            if let expectedSize, expectedSize != completed.size {
-                throw ObjectStoreError.objectSizeMismatch(expected: expectedSize, actual: completed.size)
-            }
+        if let completed = try await self.store.completedUpload(
+            bucket: call.bucket, key: call.key, uploadId: uploadId, parts: parts, expectedSize: expectedSize)
+        {
             info = completed
         } else {
             try await self.checkWritePreconditions(call)
@@ -149,7 +148,7 @@ extension S3Service {
     /// - Throws: `InvalidArgument` for a value that is not a whole number of bytes.
     static func expectedObjectSize(_ text: String?) throws(AWSErrorResponse) -> Int64? {
         guard let text else { return nil }
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let size = Int64(text) else {
+        guard let size = Int64(decimalDigits: text) else {
             throw S3Errors.invalidArgument(
                 "x-amz-mp-object-size must be the object's size in bytes, a whole number.", name: "x-amz-mp-object-size", value: text)
         }

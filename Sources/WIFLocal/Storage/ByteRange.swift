@@ -32,14 +32,14 @@ struct ByteRange: Sendable, Hashable, CustomStringConvertible {
         let firstText = spec[..<dash].trimmingSpaces
         let lastText = spec[spec.index(after: dash)...].trimmingSpaces
         if firstText.isEmpty {
-            guard let count = Self.number(lastText) else { return nil }
+            guard let count = Int64(decimalDigits: lastText) else { return nil }
             self.kind = .suffix(count)
         } else {
-            guard let first = Self.number(firstText) else { return nil }
+            guard let first = Int64(decimalDigits: firstText) else { return nil }
             if lastText.isEmpty {
                 self.kind = .from(first, through: nil)
             } else {
-                guard let last = Self.number(lastText), last >= first else { return nil }
+                guard let last = Int64(decimalDigits: lastText), last >= first else { return nil }
                 self.kind = .from(first, through: last)
             }
         }
@@ -66,9 +66,16 @@ struct ByteRange: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    private static func number(_ text: Substring) -> Int64? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
-        return Int64(text)
+}
+
+extension Int64 {
+    /// A count of bytes written as S3 writes one: decimal digits only, no sign or spaces; `nil` for
+    /// anything else or a number too large.
+    init?(decimalDigits text: some StringProtocol) {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let value = Int64(text) else {
+            return nil
+        }
+        self = value
     }
 }
 

@@ -260,14 +260,18 @@ extension ObjectStore {
     /// The object an upload made, when the upload was completed already and that object is still the
     /// key's current one with as many parts as `parts` names; `nil` otherwise (the upload is still open,
     /// or was never completed here).
-    func completedUpload(bucket: String, key: String, uploadId: String, parts: [CompletedPart]) async throws(AWSErrorResponse)
-        -> ObjectInfo?
-    {
+    /// - Throws: `NoSuchBucket`; `InvalidRequest` when the object is not `expectedSize` bytes.
+    func completedUpload(
+        bucket: String, key: String, uploadId: String, parts: [CompletedPart], expectedSize: Int64? = nil
+    ) async throws(AWSErrorResponse) -> ObjectInfo? {
         _ = try self.bucket(bucket)
         if (try? self.upload(bucket: bucket, key: key, uploadId: uploadId)) != nil { return nil }
         guard let (file, info) = try? self.open(bucket: bucket, key: key), file.record.uploadId == uploadId,
             file.record.partCount == parts.count
         else { return nil }
+        if let expectedSize, expectedSize != info.size {
+            throw ObjectStoreError.objectSizeMismatch(expected: expectedSize, actual: info.size)
+        }
         return info
     }
 

@@ -9,7 +9,6 @@ each figure is the median over the rounds. Every server must answer 200 to every
 Usage: sts_throughput.py [seconds per turn] [connections] [rounds]"""
 import os
 import shutil
-import statistics
 import tempfile
 import json
 import sys
@@ -85,7 +84,7 @@ def measure(tool, work, repeated, fresh_results):
         with servers.Moto() as moto:
             moto_body = form(grant["token"], "arn:aws:iam::123456789012:role/bench")
             check_once(moto.endpoint, moto_body)
-            repeated["moto_server"] = median_run([wrk(moto.endpoint, moto_body)])
+            moto_run = median_run([wrk(moto.endpoint, moto_body)])
         issuer = json.load(urllib.request.urlopen(local.endpoint + "/.well-known/openid-configuration"))
         with servers.SeaweedFS(issuer["issuer"], issuer["jwks_uri"], grant.get("audience", "wif-local"),
                                "wif-personal") as weed:
@@ -98,13 +97,10 @@ def measure(tool, work, repeated, fresh_results):
             for _ in range(ROUNDS):
                 for name, (endpoint, request_body) in turns.items():
                     runs[name].append(wrk(endpoint, request_body))
-            for name, name_runs in runs.items():
-                repeated[name] = median_run(name_runs)
-    # The local stack first, as the report compares the others with it.
-    order = ["swift-wif local", "moto_server", "SeaweedFS"]
-    ordered = {name: repeated[name] for name in order}
-    repeated.clear()
-    repeated.update(ordered)
+            # The local stack first, as the report compares the others with it.
+            repeated["swift-wif local"] = median_run(runs["swift-wif local"])
+            repeated["moto_server"] = moto_run
+            repeated["SeaweedFS"] = median_run(runs["SeaweedFS"])
 
 
 def report(repeated, fresh_results):
@@ -123,11 +119,10 @@ def report(repeated, fresh_results):
     print(f"{'server':<18} {'requests/s':>11} {'p50':>9} {'p99':>9} {'swift-wif ×':>12}")
     for name, (rate, p50, p99) in fresh_results.items():
         print(f"{name:<18} {rate:>11,.0f} {p50:>9} {p99:>9} {ours / rate:>11.2f}×")
-    local_rate = statistics.median(repeated["swift-wif local"][1])
-    weed_rate = statistics.median(repeated["SeaweedFS"][1])
+    repeated_ratio = repeated["swift-wif local"][0][0] / repeated["SeaweedFS"][0][0]
     target = fresh_results["swift-wif local"][0] / fresh_results["SeaweedFS"][0]
     print(f"\ntarget: the local stack at 1.5× SeaweedFS's rate or more: repeated "
-          f"{local_rate / weed_rate:.2f}× (medians), fresh {target:.2f}×")
+          f"{repeated_ratio:.2f}× (medians), fresh {target:.2f}×")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """Checks, with boto3, answers in which the local stack once differed from S3: listing past a common
-prefix, completing a multipart upload again or conditionally, reading one part, copy ranges, presigned URLs that expire at
+prefix, completing a multipart upload again or conditionally (and its part-number and object-size
+rules), reading one part, copy ranges, presigned URLs that expire at
 once, Content-Encoding, paged bucket listings, conditional deletes, canned ACLs, server-side encryption,
 browser form uploads, `Expect: 100-continue` answered only after the request is authenticated, and
 metadata in RFC 2047 encoded-words.
@@ -100,6 +101,24 @@ def completing_again(seen):
         Bucket=BUCKET, Key="exists.bin", UploadId=upload, MultipartUpload=parts, IfNoneMatch="*"))
     seen["existingKept"] = S3.get_object(Bucket=BUCKET, Key="exists.bin")["Body"].read() == b"keep me"
     S3.abort_multipart_upload(Bucket=BUCKET, Key="exists.bin", UploadId=upload)
+
+
+def completion_rules(seen):
+    """Parts with a per-part checksum numbered with a gap, and MpuObjectSize (x-amz-mp-object-size)."""
+    upload = S3.create_multipart_upload(Bucket=BUCKET, Key="gap.bin", ChecksumAlgorithm="SHA256")["UploadId"]
+    parts = []
+    for number in [1, 3]:
+        answer = S3.upload_part(Bucket=BUCKET, Key="gap.bin", UploadId=upload, PartNumber=number, Body=bytes([number]) * (5 * MIB),
+                                ChecksumAlgorithm="SHA256")
+        parts.append({"PartNumber": number, "ETag": answer["ETag"], "ChecksumSHA256": answer["ChecksumSHA256"]})
+    seen["checksumPartsWithGap"] = code(lambda: S3.complete_multipart_upload(
+        Bucket=BUCKET, Key="gap.bin", UploadId=upload, MultipartUpload={"Parts": parts}))
+    S3.abort_multipart_upload(Bucket=BUCKET, Key="gap.bin", UploadId=upload)
+    upload, parts = multipart("sized.bin")
+    seen["wrongObjectSize"] = code(lambda: S3.complete_multipart_upload(
+        Bucket=BUCKET, Key="sized.bin", UploadId=upload, MultipartUpload=parts, MpuObjectSize=5 * MIB))
+    seen["rightObjectSize"] = code(lambda: S3.complete_multipart_upload(
+        Bucket=BUCKET, Key="sized.bin", UploadId=upload, MultipartUpload=parts, MpuObjectSize=5 * MIB + 1024))
 
 
 def part_reads(seen):
@@ -291,7 +310,7 @@ def expect_continue(seen):
 
 def main():
     seen = {}
-    for check in [listing_past_common_prefix, completing_again, part_reads, copy_range, presigned_zero, content_encoding,
+    for check in [listing_past_common_prefix, completing_again, completion_rules, part_reads, copy_range, presigned_zero, content_encoding,
                   bucket_pages, conditional_deletes, acls_and_encryption, checksums, form_upload, expect_continue,
                   metadata_words]:
         try:

@@ -111,21 +111,19 @@ enum PolicyInputs {
     /// every action is an `sts:AssumeRole…` action, a resource policy otherwise; anything else is an identity
     /// policy. `nil` when the text is not a JSON object with statements.
     static func inferKind(_ bytes: [UInt8]) -> PolicyKind? {
-        guard let document = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return nil }
-        let statements: [[String: Any]]
-        if let list = document["Statement"] as? [Any] {
-            statements = list.compactMap { $0 as? [String: Any] }
-        } else if let single = document["Statement"] as? [String: Any] {
-            statements = [single]
-        } else {
-            return nil
+        guard let document = try? JSONParser.parse(bytes) else { return nil }
+        let statements: [JSONNode]
+        switch document.member("Statement")?.kind {
+        case .array(let list)?: statements = list.filter { $0.objectMembers != nil }
+        case .object?: statements = document.member("Statement").map { [$0] } ?? []
+        default: return nil
         }
-        guard statements.contains(where: { $0["Principal"] != nil || $0["NotPrincipal"] != nil }) else {
+        guard statements.contains(where: { $0.member("Principal") != nil || $0.member("NotPrincipal") != nil }) else {
             return .identity
         }
         let actions = statements.flatMap { statement -> [String] in
-            if let one = statement["Action"] as? String { return [one] }
-            return (statement["Action"] as? [Any])?.compactMap { $0 as? String } ?? []
+            if let one = statement.member("Action")?.stringValue { return [one] }
+            return statement.member("Action")?.arrayValue?.compactMap(\.stringValue) ?? []
         }
         let assumesRole = !actions.isEmpty && actions.allSatisfy { action in
             let lowered = action.lowercased()

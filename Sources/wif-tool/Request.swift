@@ -151,15 +151,32 @@ extension WIFTool {
                 for header in request.headers {
                     headers[header.name] = headers[header.name].map { "\($0),\(header.value)" } ?? header.value
                 }
-                let object: [String: Any] = ["method": request.method, "url": request.urlString, "headers": headers]
-                if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) {
-                    printRaw(String(decoding: data, as: UTF8.self) + "\n")
-                }
+                var writer = JSONWriter(pretty: false)
+                writer.beginObject()
+                Self.write(headers, as: "headers", to: &writer)
+                writer.key("method")
+                writer.string(request.method)
+                writer.key("url")
+                writer.string(request.urlString)
+                writer.endObject()
+                printRaw(writer.output + "\n")
                 return
             }
             var text = "\(request.method) \(request.urlString)\n"
             for header in request.headers { text += "\(header.name): \(header.value)\n" }
             printRaw(text)
+        }
+
+        /// Writes `headers` as the member `key`: an object with its names in order, as every `--json`
+        /// line keeps its keys sorted.
+        private static func write(_ headers: [String: String], as key: String, to writer: inout JSONWriter) {
+            writer.key(key)
+            writer.beginObject()
+            for name in headers.keys.sorted() {
+                writer.key(name)
+                writer.string(headers[name] ?? "")
+            }
+            writer.endObject()
         }
 
         private func send(_ request: SigV4Request, body: [UInt8]?) async throws {
@@ -181,12 +198,15 @@ extension WIFTool {
                 for (name, value) in response.headers {
                     headers[name] = headers[name].map { "\($0),\(value)" } ?? value
                 }
-                let object: [String: Any] = [
-                    "status": Int(response.status.code), "headers": headers,
-                    "body": String(decoding: collected.readableBytesView, as: UTF8.self),
-                ]
-                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-                printRaw(String(decoding: data, as: UTF8.self) + "\n")
+                var writer = JSONWriter(pretty: false)
+                writer.beginObject()
+                writer.key("body")
+                writer.string(String(decoding: collected.readableBytesView, as: UTF8.self))
+                Self.write(headers, as: "headers", to: &writer)
+                writer.key("status")
+                writer.int(Int(response.status.code))
+                writer.endObject()
+                printRaw(writer.output + "\n")
             } else {
                 if self.include {
                     var head = "HTTP/\(response.version.major).\(response.version.minor) \(response.status.code) \(response.status.reasonPhrase)\n"

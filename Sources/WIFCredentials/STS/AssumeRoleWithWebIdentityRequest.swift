@@ -1,4 +1,5 @@
 import Foundation
+import WIFFoundation
 
 /// The parameters of an STS `AssumeRoleWithWebIdentity` call, apart from the token.
 ///
@@ -164,13 +165,20 @@ extension AssumeRoleWithWebIdentityRequest {
                 "Policy contains the character U+\(String(bad.value, radix: 16, uppercase: true)); STS accepts only tab, line breaks and U+0020–U+00FF"
             )
         }
-        let parsed = try? JSONSerialization.jsonObject(with: Data(policy.utf8))
-        guard let document = parsed as? [String: Any] else {
+        let bytes = Array(policy.utf8)
+        let document: JSONNode
+        do {
+            document = try JSONParser.parse(bytes)
+        } catch {
+            let (line, column) = JSONParser.location(of: error.offset, in: bytes)
+            throw .invalidParameter("Policy is not a JSON object: \(error.message) at line \(line), column \(column)")
+        }
+        guard case .object = document.kind else {
             throw .invalidParameter(
                 "Policy is not a JSON object; give an IAM policy document such as {\"Version\":\"2012-10-17\",\"Statement\":[…]}"
             )
         }
-        if document["Statement"] == nil {
+        if document.member("Statement") == nil {
             throw .invalidParameter("Policy has no \"Statement\" member; an IAM policy document needs one")
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import WIFFoundation
 
 /// What an ``EncryptedStore`` holds: named `Codable` values, so several users of one store (an OAuth
 /// account manager, a command-line tool's sign-ins, a credential cache) share the file without knowing
@@ -95,7 +96,7 @@ public struct StoreDocument: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``WIFCredentialsError`` `invalidParameter` for a bad key or text that is not JSON.
     public mutating func setJSON(_ json: Data, forKey key: String) throws(WIFCredentialsError) {
         try Self.check(key: key)
-        guard (try? JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])) != nil else {
+        guard (try? JSONParser.parse(Array(json))) != nil else {
             throw .invalidParameter("the value for '\(key)' is not JSON text")
         }
         self.items[key] = json

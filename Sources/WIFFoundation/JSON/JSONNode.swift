@@ -61,6 +61,22 @@ package struct JSONNode: Sendable {
         return nil
     }
 
+    /// The number as a `Double`, `nil` for another kind of value or one too large for a `Double`.
+    package var doubleValue: Double? {
+        guard case .number(let text) = self.kind, let value = Double(text), value.isFinite else { return nil }
+        return value
+    }
+
+    /// The members of an object by key, `nil` for another kind of value. Of a key named twice the last
+    /// member is kept, as most readers do; a reader that must refuse duplicates asks the parser to.
+    package var objectMembers: [String: JSONNode]? {
+        guard case .object(let members) = self.kind else { return nil }
+        var result: [String: JSONNode] = [:]
+        result.reserveCapacity(members.count)
+        for member in members { result[member.key] = member.value }
+        return result
+    }
+
     /// The value of an object's first member named `key`; `nil` when there is none or this is not an
     /// object.
     package func member(_ key: String) -> JSONNode? {

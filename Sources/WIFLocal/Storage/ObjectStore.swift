@@ -210,9 +210,8 @@ final class ObjectStore: Sendable {
     ) throws(LocalStackError) -> BucketState {
         var creationDate = now
         if let data = FileManager.default.contents(atPath: path + "/bucket.json"),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let milliseconds = object["creationDate"] as? NSNumber {
-            creationDate = Date(timeIntervalSince1970: milliseconds.doubleValue / 1000)
+            let milliseconds = (try? JSONParser.parse(Array(data)))?.member("creationDate")?.doubleValue {
+            creationDate = Date(timeIntervalSince1970: milliseconds / 1000)
         }
         var entries: [IndexEntry] = []
         var folders: [String] = []

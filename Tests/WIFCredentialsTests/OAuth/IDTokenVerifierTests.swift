@@ -80,6 +80,22 @@ import WIFTestSupport
         try await self.expectRefusal(self.issuer.idToken(subject: "a", nonce: nil, claims: ["exp": "tomorrow"]), "no numeric exp")
     }
 
+    @Test func aClaimNamedTwiceIsRefused() async throws {
+        let now = Int(self.clock.now.timeIntervalSince1970)
+        let claims = #""iss":"\#(OAuthTestIssuer.issuer)","aud":"\#(OAuthTestIssuer.clientId)","iat":\#(now),"exp":\#(now + 3600)"#
+        // The same claims with one sub verify; with two, whichever one a reader kept, the token is refused.
+        let verified = try await self.verifier().verify(self.issuer.idToken(payload: "{" + claims + #","sub":"alice"}"#), nonce: nil)
+        #expect(verified.subject == "alice")
+        try await self.expectRefusal(
+            self.issuer.idToken(payload: "{" + claims + #","sub":"alice","sub":"admin"}"#), "payload is not a base64url JSON object: the key 'sub' appears twice")
+    }
+
+    @Test func aNumericDateIsANumberNotABoolean() async throws {
+        try await self.expectRefusal(self.issuer.idToken(subject: "a", nonce: nil, claims: ["iat": true]), "no numeric iat")
+        let token = self.issuer.idToken(subject: "a", nonce: nil, claims: ["iat": 0])
+        #expect(try await self.verifier().verify(token, nonce: nil).issuedAt == Date(timeIntervalSince1970: 0))
+    }
+
     @Test func aChangedPayloadBreaksTheSignature() async throws {
         let token = self.issuer.idToken(subject: "alice", nonce: nil)
         let parts = token.split(separator: ".").map(String.init)

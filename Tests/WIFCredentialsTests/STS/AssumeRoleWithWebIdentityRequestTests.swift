@@ -45,6 +45,11 @@ import WIFFoundation
             expected: "Policy is 2055 characters; STS accepts at most 2048"
         ),
         InvalidCase(name: "policy not JSON", change: { $0.policy = "Allow everything" }, expected: "Policy is not a JSON object"),
+        InvalidCase(
+            name: "policy with a syntax error",
+            change: { $0.policy = "{\"Version\": \"2012-10-17\",\n  \"Statement\": [],\n}" },
+            expected: "at line 3, column 1"
+        ),
         InvalidCase(name: "policy a JSON array", change: { $0.policy = "[1,2]" }, expected: "Policy is not a JSON object"),
         InvalidCase(name: "policy without statement", change: { $0.policy = #"{"Version":"2012-10-17"}"# }, expected: "Policy has no \"Statement\" member"),
         InvalidCase(

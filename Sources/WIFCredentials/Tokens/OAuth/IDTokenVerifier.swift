@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WIFFoundation
 import WIFHTTP
 
 /// Verifies OpenID Connect ID tokens against the issuer's JSON Web Key Set (OpenID Connect Core §3.1.3.7).
@@ -79,7 +80,7 @@ public struct IDTokenVerifier: Sendable, CustomStringConvertible {
             throw WIFCredentialsError.invalidIDToken("the ID token's signature is not base64url")
         }
 
-        guard let algorithm = header["alg"] as? String else {
+        guard let algorithm = header["alg"]?.stringValue else {
             throw WIFCredentialsError.invalidIDToken("the ID token's header has no alg")
         }
         guard JWKSKeyRing.idTokenAlgorithms.contains(algorithm) else {
@@ -90,10 +91,13 @@ public struct IDTokenVerifier: Sendable, CustomStringConvertible {
             throw WIFCredentialsError.invalidIDToken("the ID token's header has critical extensions this client does not understand")
         }
         let keyId: String?
-        switch header["kid"] {
-        case nil: keyId = nil
-        case let value as String: keyId = value
-        default: throw WIFCredentialsError.invalidIDToken("the ID token header's kid is not a string")
+        if let kid = header["kid"] {
+            guard let value = kid.stringValue else {
+                throw WIFCredentialsError.invalidIDToken("the ID token header's kid is not a string")
+            }
+            keyId = value
+        } else {
+            keyId = nil
         }
 
         var ring = try await self.keys.keys(logger: logger)
@@ -117,29 +121,29 @@ public struct IDTokenVerifier: Sendable, CustomStringConvertible {
     }
 
     /// Checks the claims of a token whose signature verified.
-    func checkClaims(_ claims: [String: Any], nonce: String?, keyId: String?, algorithm: String) throws(WIFCredentialsError) -> VerifiedIDToken {
-        guard let issuer = claims["iss"] as? String else { throw .invalidIDToken("the ID token has no iss") }
+    func checkClaims(_ claims: [String: JSONNode], nonce: String?, keyId: String?, algorithm: String) throws(WIFCredentialsError) -> VerifiedIDToken {
+        guard let issuer = claims["iss"]?.stringValue else { throw .invalidIDToken("the ID token has no iss") }
         guard issuer == self.issuer else {
             throw .invalidIDToken("the ID token's iss is '\(issuer.prefix(200))', but the issuer is '\(self.issuer)'")
         }
         let audience: [String]
-        switch claims["aud"] {
-        case let single as String: audience = [single]
-        case let list as [Any]: audience = list.compactMap { $0 as? String }
+        switch claims["aud"]?.kind {
+        case .string(let single)?: audience = [single]
+        case .array(let list)?: audience = list.compactMap(\.stringValue)
         default: throw .invalidIDToken("the ID token has no aud")
         }
         guard audience.contains(self.clientId) else {
             throw .invalidIDToken(
                 "the ID token's aud (\(audience.joined(separator: ", ").prefix(200))) does not include this client id '\(self.clientId)'")
         }
-        let authorizedParty = claims["azp"] as? String
+        let authorizedParty = claims["azp"]?.stringValue
         if let authorizedParty, authorizedParty != self.clientId {
             throw .invalidIDToken("the ID token's azp is '\(authorizedParty.prefix(200))', not this client id '\(self.clientId)'")
         }
         if audience.count > 1, authorizedParty == nil {
             throw .invalidIDToken("the ID token has several audiences but no azp naming this client")
         }
-        guard let subject = claims["sub"] as? String, !subject.isEmpty else { throw .invalidIDToken("the ID token has no sub") }
+        guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else { throw .invalidIDToken("the ID token has no sub") }
 
         let now = self.timeSource.now()
         let leeway = Double(self.leeway.components.seconds) + Double(self.leeway.components.attoseconds) / 1e18
@@ -153,7 +157,7 @@ public struct IDTokenVerifier: Sendable, CustomStringConvertible {
         }
         guard let issuedAt = Self.date(claims["iat"]) else { throw .invalidIDToken("the ID token has no numeric iat") }
 
-        let tokenNonce = claims["nonce"] as? String
+        let tokenNonce = claims["nonce"]?.stringValue
         if let nonce {
             guard let tokenNonce else {
                 throw .invalidIDToken("the ID token has no nonce, but the sign-in sent one")
@@ -171,7 +175,7 @@ public struct IDTokenVerifier: Sendable, CustomStringConvertible {
             issuedAt: issuedAt,
             authenticatedAt: Self.date(claims["auth_time"]),
             nonce: tokenNonce,
-            email: claims["email"] as? String,
+            email: claims["email"]?.stringValue,
             keyId: keyId,
             algorithm: algorithm
         )
@@ -181,25 +185,30 @@ public struct IDTokenVerifier: Sendable, CustomStringConvertible {
     public var description: String { "IDTokenVerifier(issuer: \(self.issuer), clientId: \(self.clientId))" }
 
     /// A NumericDate claim: seconds since 1970, within what a calendar holds.
-    static func date(_ value: Any?) -> Date? {
-        let seconds: Double
-        switch value {
-        case is Bool: return nil
-        case let integer as Int: seconds = Double(integer)
-        case let real as Double: seconds = real
-        case let number as NSNumber: seconds = number.doubleValue
-        default: return nil
-        }
-        guard seconds.isFinite, abs(seconds) < 1e13 else { return nil }
+    static func date(_ value: JSONNode?) -> Date? {
+        guard let seconds = value?.doubleValue, abs(seconds) < 1e13 else { return nil }
         return Date(timeIntervalSince1970: seconds)
     }
 
-    private static func object(_ part: ArraySlice<UInt8>, part name: String) throws(WIFCredentialsError) -> [String: Any] {
-        guard let data = UnverifiedJWTClaims.decodeBase64URL(Substring(decoding: part, as: UTF8.self)),
-            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-        else {
+    /// One part of the token as the members of a JSON object. A member named twice is refused, as
+    /// RFC 7519 §4 allows: two `sub` or `aud` claims would leave the token's meaning to the reader.
+    private static func object(_ part: ArraySlice<UInt8>, part name: String) throws(WIFCredentialsError) -> [String: JSONNode] {
+        guard let data = UnverifiedJWTClaims.decodeBase64URL(Substring(decoding: part, as: UTF8.self)) else {
             throw .invalidIDToken("the ID token's \(name) is not a base64url JSON object")
         }
-        return object
+        let node: JSONNode
+        do {
+            node = try JSONParser.parse(Array(data), options: Self.tokenJSON)
+        } catch {
+            // The reader's messages name members and offsets, never values.
+            throw .invalidIDToken("the ID token's \(name) is not a base64url JSON object: \(error.message)")
+        }
+        guard let members = node.objectMembers else {
+            throw .invalidIDToken("the ID token's \(name) is not a base64url JSON object")
+        }
+        return members
     }
+
+    /// Token JSON: small, never deep, no member named twice.
+    private static let tokenJSON = JSONParser.Options(maximumDepth: 16, rejectsDuplicateKeys: true)
 }

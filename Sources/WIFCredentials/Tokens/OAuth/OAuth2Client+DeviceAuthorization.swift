@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import WIFFoundation
 import WIFHTTP
 
 extension OAuth2Client {
@@ -42,26 +43,26 @@ extension OAuth2Client {
         }
         let response = try await self.postForm(
             endpoint, [("scope", self.configuration.scopes.joined(separator: " "))], endpoint: "device authorization endpoint", logger: logger)
-        let object: [String: Any]
+        let object: [String: JSONNode]
         switch try self.readJSON(response, endpoint: "device authorization endpoint", secrets: [self.configuration.clientSecret].compactMap { $0 }) {
         case .failure(let error):
             throw WIFCredentialsError.oauth("the issuer refused to start a device sign-in: \(error)", error: error)
         case .success(let answer):
             object = answer
         }
-        guard let deviceCode = object["device_code"] as? String, !deviceCode.isEmpty else {
+        guard let deviceCode = object["device_code"]?.stringValue, !deviceCode.isEmpty else {
             throw WIFCredentialsError.malformedResponse("the issuer's device authorization answer has no device_code")
         }
-        guard let userCode = object["user_code"] as? String, !userCode.isEmpty else {
+        guard let userCode = object["user_code"]?.stringValue, !userCode.isEmpty else {
             throw WIFCredentialsError.malformedResponse("the issuer's device authorization answer has no user_code")
         }
         // Some issuers (Google) still say verification_url, from the draft.
-        guard let uriText = (object["verification_uri"] ?? object["verification_url"]) as? String,
+        guard let uriText = (object["verification_uri"] ?? object["verification_url"])?.stringValue,
             let verificationURI = URL(string: uriText), verificationURI.host != nil
         else {
             throw WIFCredentialsError.malformedResponse("the issuer's device authorization answer has no verification_uri URL")
         }
-        let complete = (object["verification_uri_complete"] as? String).flatMap(URL.init(string:))
+        let complete = object["verification_uri_complete"]?.stringValue.flatMap(URL.init(string:))
         guard let expiresIn = Self.integer(object["expires_in"]), expiresIn > 0 else {
             throw WIFCredentialsError.malformedResponse("the issuer's device authorization answer has no positive expires_in")
         }
@@ -143,12 +144,13 @@ extension OAuth2Client {
     }
 
     /// A JSON integer, or a number written as text.
-    static func integer(_ value: Any?) -> Int? {
-        switch value {
-        case is Bool: return nil
-        case let number as Int: return number
-        case let number as Double where number.isFinite && abs(number) < 1e12: return Int(number)
-        case let text as String: return Int(text)
+    static func integer(_ value: JSONNode?) -> Int? {
+        switch value?.kind {
+        case .number(let text)?:
+            if let number = Int(text) { return number }
+            guard let number = Double(text), number.isFinite, abs(number) < 1e12 else { return nil }
+            return Int(number)
+        case .string(let text)?: return Int(text)
         default: return nil
         }
     }

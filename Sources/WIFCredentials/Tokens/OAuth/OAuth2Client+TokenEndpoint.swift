@@ -52,13 +52,13 @@ extension OAuth2Client {
         _ response: TransportResponse,
         endpoint: String,
         secrets: [String]
-    ) throws(WIFCredentialsError) -> Result<[String: Any], OAuth2ErrorResponse> {
+    ) throws(WIFCredentialsError) -> Result<[String: JSONNode], OAuth2ErrorResponse> {
         let success = (200..<300).contains(response.status)
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] else {
+        guard let object = (try? JSONParser.parse(response.body))?.objectMembers else {
             let detail = success ? "" : ": " + Self.excerpt(response.body, secrets: secrets)
             throw .malformedResponse("the issuer's \(endpoint) answered HTTP \(response.status) with a body that is not a JSON object\(detail)")
         }
-        let strings = object.compactMapValues { $0 as? String }
+        let strings = object.compactMapValues(\.stringValue)
         if !success || strings["error"] != nil {
             guard let error = OAuth2ErrorResponse.from(strings, httpStatus: response.status, redacting: secrets) else {
                 // A successful status may carry tokens the issuer just made, which no list of what was sent
@@ -96,27 +96,20 @@ extension OAuth2Client {
             logger.debug("the token endpoint answered with an error", metadata: ["wif.oauth.error": "\(error.error)", "wif.oauth.http_status": "\(response.status)"])
             return .failure(error)
         case .success(let object):
-            guard let accessToken = object["access_token"] as? String, !accessToken.isEmpty else {
+            guard let accessToken = object["access_token"]?.stringValue, !accessToken.isEmpty else {
                 throw WIFCredentialsError.malformedResponse("the issuer's token endpoint answered without an access_token")
             }
-            guard let tokenType = object["token_type"] as? String else {
+            guard let tokenType = object["token_type"]?.stringValue else {
                 throw WIFCredentialsError.malformedResponse("the issuer's token endpoint answered without a token_type")
-            }
-            var expiresIn: Int?
-            switch object["expires_in"] {
-            case let number as Int: expiresIn = number
-            case let number as Double where number.isFinite && abs(number) < 1e12: expiresIn = Int(number)
-            case let text as String: expiresIn = Int(text)
-            default: expiresIn = nil
             }
             return .success(
                 TokenAnswer(
                     accessToken: accessToken,
                     tokenType: tokenType,
-                    expiresIn: expiresIn,
-                    refreshToken: (object["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : $0 },
-                    idToken: (object["id_token"] as? String).flatMap { $0.isEmpty ? nil : $0 },
-                    scope: object["scope"] as? String
+                    expiresIn: Self.integer(object["expires_in"]),
+                    refreshToken: object["refresh_token"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 },
+                    idToken: object["id_token"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 },
+                    scope: object["scope"]?.stringValue
                 )
             )
         }

@@ -106,7 +106,9 @@ extension S3Client {
         let digest = buffer.withUnsafeReadableBytes { PayloadDigest(of: $0, kinds: DigestKinds(sha256: true, crc32: false)) }
         var request = S3Request(operation: "CompleteMultipartUpload", method: .POST, bucket: bucket, key: key)
         request.query = [("uploadId", uploadId)]
-        request.headers = [("Content-Type", "application/xml")]
+        // The size the parts add up to: S3 refuses to complete an upload whose parts add up to another
+        // (400 InvalidRequest), so a part lost or sent twice cannot become the object.
+        request.headers = [("Content-Type", "application/xml"), ("x-amz-mp-object-size", String(size))]
         request.body = .bytes(buffer, payload: digest.signingPayload)
         return try await self.perform(request, logger: logger) { response in
             let body = try await response.collect(upTo: S3ErrorDocument.maximumBytes, operation: "CompleteMultipartUpload")

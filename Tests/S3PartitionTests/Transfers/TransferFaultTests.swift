@@ -50,6 +50,10 @@ struct TransferFaultTests {
             #expect(progress.last?.bytesTransferred == Int64(size), "retried bytes are taken back, so the total ends exact")
             let create = try #require(memory.log.first { $0.query["uploads"] != nil })
             #expect(create.header("x-amz-checksum-algorithm") == "SHA256")
+            // Every completion, the retried one too, states the size the parts add up to.
+            let completions = memory.log.filter { $0.method == "POST" && $0.query["uploadId"] != nil }
+            #expect(completions.count == 2)
+            #expect(completions.allSatisfy { $0.header("x-amz-mp-object-size") == String(size) })
         }
     }
 

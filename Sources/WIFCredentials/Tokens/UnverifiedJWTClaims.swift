@@ -58,18 +58,35 @@ public struct UnverifiedJWTClaims: Sendable, Hashable, CustomStringConvertible {
         let segments = token.trimming(.whitespacesAndNewlines)
             .split(separator: ".", omittingEmptySubsequences: false)
         guard segments.count == 3, !segments[0].isEmpty, !segments[1].isEmpty,
-            let payload = Self.decodeBase64URL(segments[1])
+            let payload = Self.decodeBase64URL(segments[1]),
+            let claims = (try? JSONParser.parse(payload))?.objectMembers
         else { return nil }
-        guard let decoded = try? JSONDecoder().decode(Payload.self, from: payload) else { return nil }
+        // Each claim is read on its own, so one odd claim does not hide the rest.
+        let audience: [String]
+        switch claims["aud"]?.kind {
+        case .string(let single)?: audience = [single]
+        case .array(let list)? where list.allSatisfy({ $0.stringValue != nil }): audience = list.compactMap(\.stringValue)
+        default: audience = []
+        }
         self.init(
-            issuer: decoded.iss,
-            subject: decoded.sub,
-            audience: decoded.aud ?? [],
-            expiration: decoded.exp.map(Date.init(timeIntervalSince1970:)),
-            issuedAt: decoded.iat.map(Date.init(timeIntervalSince1970:)),
-            notBefore: decoded.nbf.map(Date.init(timeIntervalSince1970:))
+            issuer: claims["iss"]?.stringValue,
+            subject: claims["sub"]?.stringValue,
+            audience: audience,
+            expiration: Self.numericDate(claims["exp"]),
+            issuedAt: Self.numericDate(claims["iat"]),
+            notBefore: Self.numericDate(claims["nbf"])
         )
-        self.cognitoRoles = (decoded.preferredRole.map { [$0] } ?? []) + (decoded.roles ?? [])
+        let roles = claims["cognito:roles"]?.arrayValue.flatMap { list in
+            list.allSatisfy { $0.stringValue != nil } ? list.compactMap(\.stringValue) : nil
+        }
+        self.cognitoRoles = (claims["cognito:preferred_role"]?.stringValue.map { [$0] } ?? []) + (roles ?? [])
+    }
+
+    /// A JWT NumericDate: seconds since the epoch, possibly fractional. Values no calendar can hold are
+    /// ignored.
+    private static func numericDate(_ value: JSONNode?) -> Date? {
+        guard let seconds = value?.doubleValue, abs(seconds) < 1e13 else { return nil }
+        return Date(timeIntervalSince1970: seconds)
     }
 
     /// The claims that are present, for diagnostics.
@@ -86,72 +103,9 @@ public struct UnverifiedJWTClaims: Sendable, Hashable, CustomStringConvertible {
 
     /// Decodes base64url (RFC 4648 §5), with or without `=` padding. Returns `nil` on any character
     /// outside the alphabet or an impossible length.
-    static func decodeBase64URL(_ text: Substring) -> Data? {
-        var base64 = ""
-        base64.reserveCapacity(text.utf8.count + 3)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "="):
-                base64.unicodeScalars.append(Unicode.Scalar(byte))
-            case UInt8(ascii: "-"):
-                base64.append("+")
-            case UInt8(ascii: "_"):
-                base64.append("/")
-            default:
-                return nil
-            }
-        }
-        let unpadded = base64.utf8.count - base64.utf8.reversed().prefix(while: { $0 == UInt8(ascii: "=") }).count
-        // A remainder of 1 cannot come from any byte string.
-        guard unpadded % 4 != 1 else { return nil }
-        base64 = String(base64.prefix(unpadded))
-        base64 += String(repeating: "=", count: (4 - unpadded % 4) % 4)
-        return Data(base64Encoded: base64)
-    }
-
-    /// The payload fields of interest. Each is decoded on its own so one odd claim does not hide the
-    /// rest.
-    private struct Payload: Decodable {
-        var iss: String?
-        var sub: String?
-        var aud: [String]?
-        var exp: TimeInterval?
-        var iat: TimeInterval?
-        var nbf: TimeInterval?
-        var preferredRole: String?
-        var roles: [String]?
-
-        enum CodingKeys: String, CodingKey {
-            case iss, sub, aud, exp, iat, nbf
-            case preferredRole = "cognito:preferred_role"
-            case roles = "cognito:roles"
-        }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            self.iss = try? container.decodeIfPresent(String.self, forKey: .iss)
-            self.sub = try? container.decodeIfPresent(String.self, forKey: .sub)
-            if let single = try? container.decodeIfPresent(String.self, forKey: .aud) {
-                self.aud = [single]
-            } else {
-                self.aud = try? container.decodeIfPresent([String].self, forKey: .aud)
-            }
-            self.preferredRole = try? container.decodeIfPresent(String.self, forKey: .preferredRole)
-            self.roles = try? container.decodeIfPresent([String].self, forKey: .roles)
-            self.exp = Self.numericDate(container, .exp)
-            self.iat = Self.numericDate(container, .iat)
-            self.nbf = Self.numericDate(container, .nbf)
-        }
-
-        /// A JWT NumericDate: seconds since the epoch, possibly fractional. Values no calendar can
-        /// hold are ignored.
-        private static func numericDate(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) -> TimeInterval? {
-            guard let value = try? container.decodeIfPresent(Double.self, forKey: key), value.isFinite,
-                abs(value) < 1e13
-            else { return nil }
-            return value
-        }
+    static func decodeBase64URL(_ text: Substring) -> [UInt8]? {
+        let unpadded = text.utf8.reversed().drop { $0 == UInt8(ascii: "=") }.reversed()
+        return TokenEncoding.decodeBase64URL(Array(unpadded))
     }
 }
 

@@ -74,7 +74,7 @@ public struct IDTokenVerifier: Sendable, CustomStringConvertible {
         }
         let header = try Self.object(token[..<firstDot], part: "header")
         let claims = try Self.object(token[(firstDot + 1)..<secondDot], part: "payload")
-        guard let signature = UnverifiedJWTClaims.decodeBase64URL(Substring(decoding: token[(secondDot + 1)...], as: UTF8.self)),
+        guard let signature = TokenEncoding.decodeBase64URL(token[(secondDot + 1)...]),
             !signature.isEmpty
         else {
             throw WIFCredentialsError.invalidIDToken("the ID token's signature is not base64url")
@@ -193,12 +193,12 @@ public struct IDTokenVerifier: Sendable, CustomStringConvertible {
     /// One part of the token as the members of a JSON object. A member named twice is refused, as
     /// RFC 7519 §4 allows: two `sub` or `aud` claims would leave the token's meaning to the reader.
     private static func object(_ part: ArraySlice<UInt8>, part name: String) throws(WIFCredentialsError) -> [String: JSONNode] {
-        guard let data = UnverifiedJWTClaims.decodeBase64URL(Substring(decoding: part, as: UTF8.self)) else {
+        guard let data = TokenEncoding.decodeBase64URL(part) else {
             throw .invalidIDToken("the ID token's \(name) is not a base64url JSON object")
         }
         let node: JSONNode
         do {
-            node = try JSONParser.parse(Array(data), options: Self.tokenJSON)
+            node = try JSONParser.parse(data, options: Self.tokenJSON)
         } catch {
             // The reader's messages name members and offsets, never values.
             throw .invalidIDToken("the ID token's \(name) is not a base64url JSON object: \(error.message)")

@@ -63,10 +63,7 @@ enum OAuth2Random {
 
     /// Base64url without padding (RFC 4648 §5; RFC 7636 Appendix A).
     static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        TokenEncoding.base64URL(bytes)
     }
 
     /// Compares two strings in time that depends only on their lengths.

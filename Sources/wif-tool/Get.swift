@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import S3Partition
 import WIFFileStore
+import WIFFoundation
 import WIFTerminal
 
 #if canImport(Glibc)
@@ -21,7 +22,7 @@ extension WIFTool {
             discussion: """
                 get NAME writes the file to -o PATH (default: NAME's last segment in the current folder; \
                 a PATH that is a folder or ends in '/' receives the file under that name, and a folder ending \
-                in '/' is made when missing, then removed again if the download fails; '-o -' writes it \
+                in '/' is made when missing, once the file has arrived; '-o -' writes it \
                 to standard output, in order, for a pipe). get --recursive \
                 PREFIX -o DIR downloads every file whose name starts with PREFIX into DIR, keeping the \
                 names' folders below PREFIX's last '/'. get --key KEY reads an object by its full key in \
@@ -129,8 +130,6 @@ extension WIFTool {
                     InterruptCleanup.shared.install()
                     let plan: [Item]
                     let folder: DownloadFolder?
-                    // Folders `-o DIR/` made for a single file, taken away again when it is not downloaded.
-                    var madeFolders: [String] = []
                     var refused: [Refused]?
                     if self.recursive {
                         let batch = try await self.folderPlan(files)
@@ -142,7 +141,6 @@ extension WIFTool {
                         if !self.key { _ = try files.bucket.key(for: self.name) }
                         plan = [Item(name: self.name, path: try Self.destination(for: self.name, output: self.output), size: nil)]
                         folder = nil
-                        madeFolders = try Self.makeFolders(above: plan[0].path)
                     }
                     // One bar for all the files: the name of a single one (its size comes with the
                     // answer), else how many and their listed sizes.
@@ -157,42 +155,41 @@ extension WIFTool {
                     let byKey = self.key
                     var downloaded: [Downloaded] = []
                     let announces = !self.options.json && !self.store.quiet
-                    do {
-                        try await FileBatch.run(plan, width: self.jobs) { index, item in
-                            let staged = try folder?.stagingPath(using: staging) ?? staging.stagingPath(for: item.path)
-                            let handler: TransferProgressHandler = { update in
-                                if plan.count == 1, let total = update.totalBytes { bar.update(bytes: update.bytesTransferred, total: total) }
-                                progress.update(file: index, transferred: update.bytesTransferred)
-                            }
-                            let metadata: ObjectMetadata
-                            if byKey {
-                                metadata = try await files.client.getObject(
-                                    bucket: files.session.bucket, key: item.name, toFile: staged, progress: handler, logger: files.logger)
-                            } else {
-                                metadata = try await files.reportingMissing(item.name) {
-                                    try await files.bucket.get(item.name, toFile: staged, progress: handler, logger: files.logger)
-                                }
-                            }
-                            // In a folder, every folder below it is made and opened without following links, once
-                            // the file is here (a failed download leaves no folder behind), and the file is renamed
-                            // into the opened one.
-                            if let folder, let relative = item.relative {
-                                try folder.destination(for: relative).moveIn(from: staged)
-                            } else {
-                                try staging.finish(staged: staged, destination: item.path)
-                            }
-                            return Downloaded(name: item.name, path: item.path, size: metadata.contentLength, eTag: metadata.eTag)
-                        } deliver: { _, entry in
-                            if announces {
-                                progress.clearLine()
-                                let source = byKey ? "s3://\(files.session.bucket)/\(entry.name)" : files.url(of: entry.name)
-                                printOut("downloaded \(source) -> \(entry.path) (\(ProgressBar.bytes(entry.size)))\n")
-                            }
-                            downloaded.append(entry)
+                    try await FileBatch.run(plan, width: self.jobs) { index, item in
+                        // `-o DIR/` may name folders that do not exist yet: the file is staged for the
+                        // nearest one that does, and they are made once it is here.
+                        let staged = try folder?.stagingPath(using: staging)
+                            ?? (try? staging.stagingPath(inFolder: Self.nearestFolder(above: item.path))) ?? item.path
+                        let handler: TransferProgressHandler = { update in
+                            if plan.count == 1, let total = update.totalBytes { bar.update(bytes: update.bytesTransferred, total: total) }
+                            progress.update(file: index, transferred: update.bytesTransferred)
                         }
-                    } catch {
-                        Self.removeFolders(madeFolders)
-                        throw error
+                        let metadata: ObjectMetadata
+                        if byKey {
+                            metadata = try await files.client.getObject(
+                                bucket: files.session.bucket, key: item.name, toFile: staged, progress: handler, logger: files.logger)
+                        } else {
+                            metadata = try await files.reportingMissing(item.name) {
+                                try await files.bucket.get(item.name, toFile: staged, progress: handler, logger: files.logger)
+                            }
+                        }
+                        // In a folder, every folder below it is made and opened without following links, once
+                        // the file is here (a failed download leaves no folder behind), and the file is renamed
+                        // into the opened one.
+                        if let folder, let relative = item.relative {
+                            try folder.destination(for: relative).moveIn(from: staged)
+                        } else {
+                            try Self.makeFolders(above: item.path)
+                            try staging.finish(staged: staged, destination: item.path)
+                        }
+                        return Downloaded(name: item.name, path: item.path, size: metadata.contentLength, eTag: metadata.eTag)
+                    } deliver: { _, entry in
+                        if announces {
+                            progress.clearLine()
+                            let source = byKey ? "s3://\(files.session.bucket)/\(entry.name)" : files.url(of: entry.name)
+                            printOut("downloaded \(source) -> \(entry.path) (\(ProgressBar.bytes(entry.size)))\n")
+                        }
+                        downloaded.append(entry)
                     }
                     progress.finish()
                     return Output(bucket: files.session.bucket, prefix: files.session.prefix, downloaded: downloaded, refused: refused)
@@ -290,11 +287,24 @@ extension WIFTool {
             // Asked without the final `/`, which makes a file's name not exist at all.
             let exists = FileManager.default.fileExists(atPath: URL(fileURLWithPath: output).path, isDirectory: &isFolder)
             if output.hasSuffix("/") || (exists && isFolder.boolValue) {
-                // A folder named with a final `/` that does not exist yet is made for the file.
                 if exists, !isFolder.boolValue {
                     throw CommandFailure(status: .io, message: "cannot write into \(output): it is a file, not a folder")
                 }
-                return URL(fileURLWithPath: output).appendingPathComponent(fileName).path
+                let path = URL(fileURLWithPath: output).appendingPathComponent(fileName).path
+                if !exists {
+                    // A folder named with a final `/` that does not exist yet is made for the file, below
+                    // one that does: a `~` the shell did not expand would become a folder named `~`.
+                    if output == "~/" || output.hasPrefix("~/") {
+                        throw CommandFailure(
+                            status: .io, message: "cannot write into \(output): '~' is not expanded inside quotes or after '='; give the folder's full path")
+                    }
+                    let nearest = Self.nearestFolder(above: path)
+                    var info = stat()
+                    guard stat(nearest, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+                        throw CommandFailure(status: .io, message: "cannot write into \(output): \(nearest) is not a folder")
+                    }
+                }
+                return path
             }
             let parent = URL(fileURLWithPath: output).deletingLastPathComponent().path
             guard FileManager.default.fileExists(atPath: parent, isDirectory: &isFolder), isFolder.boolValue else {
@@ -303,34 +313,31 @@ extension WIFTool {
             return URL(fileURLWithPath: output).path
         }
 
-        /// Makes the folders above `path` that do not exist, as `mkdir -p` would, for `-o DIR/`.
-        /// - Returns: The folders made, outermost first.
-        /// - Throws: ``CommandFailure`` when one cannot be made; those made before it are removed.
-        static func makeFolders(above path: String) throws(CommandFailure) -> [String] {
-            var missing: [String] = []
-            var folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        /// The nearest path above `path` that exists (`..` taken as written): the folder a download for
+        /// a folder yet to be made is staged for, or the file that stands in the way.
+        static func nearestFolder(above path: String) -> String {
+            var folder = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path
             var info = stat()
-            while lstat(folder, &info) != 0, errno == ENOENT {
-                missing.append(folder)
+            while stat(folder, &info) != 0 {
                 let parent = URL(fileURLWithPath: folder).deletingLastPathComponent().path
                 if parent == folder { break }
                 folder = parent
             }
-            var made: [String] = []
-            for folder in missing.reversed() {
-                guard mkdir(folder, 0o777) == 0 else {
-                    let reason = String(cString: strerror(errno))
-                    Self.removeFolders(made)
-                    throw CommandFailure(status: .io, message: "cannot create folder \(folder): \(reason)")
-                }
-                made.append(folder)
-            }
-            return made
+            return folder
         }
 
-        /// Removes folders that ``makeFolders(above:)`` made, innermost first, each only while empty.
-        static func removeFolders(_ folders: [String]) {
-            for folder in folders.reversed() { rmdir(folder) }
+        /// Makes the folders above `path` that do not exist, as `mkdir -p` would, for `-o DIR/`: once the
+        /// file is here, so a download that fails leaves no folder behind.
+        /// - Throws: ``CommandFailure`` when one cannot be made.
+        static func makeFolders(above path: String) throws(CommandFailure) {
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            var info = stat()
+            if stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return }
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw CommandFailure(status: .io, message: "cannot create folder \(folder): \(FileFailure.reason(error, path: folder))")
+            }
         }
 
         /// A file to download: its name, destination and listed size; in a recursive download, its

@@ -89,6 +89,20 @@ struct JSONParserTests {
         #expect(error?.offset == 27)
     }
 
+    @Test func keysInMessagesAreShortenedAndEscaped() throws {
+        let long = String(repeating: "k", count: 100)
+        let options = JSONParser.Options(rejectsDuplicateKeys: true)
+        let twice = #expect(throws: JSONParser.SyntaxError.self) {
+            try JSONParser.parse(Array(#"{"\#(long)": 1, "\#(long)": 2}"#.utf8), options: options)
+        }
+        #expect(twice?.message == "the key '\(String(repeating: "k", count: 64))…' appears twice in the same object")
+        // A key read from a token cannot start a new line or a terminal sequence in a log.
+        let control = #expect(throws: JSONParser.SyntaxError.self) {
+            try JSONParser.parse(Array(#"{"a\nb\u001b[31m" 1}"#.utf8))
+        }
+        #expect(control?.message == #"expected ':' after key "a\u{a}b\u{1b}[31m""#)
+    }
+
     @Test func depthIsAnOption() throws {
         let nested = Array((String(repeating: "[", count: 3) + String(repeating: "]", count: 3)).utf8)
         _ = try JSONParser.parse(nested, options: JSONParser.Options(maximumDepth: 3))

@@ -96,7 +96,8 @@ public struct StoreDocument: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``WIFCredentialsError`` `invalidParameter` for a bad key or text that is not JSON.
     public mutating func setJSON(_ json: Data, forKey key: String) throws(WIFCredentialsError) {
         try Self.check(key: key)
-        guard (try? JSONParser.parse(Array(json))) != nil else {
+        // As deep as anything a caller might keep; the default depth is for documents people write.
+        guard (try? JSONParser.parse(Array(json), options: JSONParser.Options(maximumDepth: 512))) != nil else {
             throw .invalidParameter("the value for '\(key)' is not JSON text")
         }
         self.items[key] = json

@@ -102,7 +102,7 @@ public struct UnverifiedJWTClaims: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Decodes base64url (RFC 4648 §5), with or without `=` padding. Returns `nil` on any character
-    /// outside the alphabet or an impossible length.
+    /// outside the alphabet, an impossible length, or bits set past the last byte.
     static func decodeBase64URL(_ text: Substring) -> [UInt8]? {
         let unpadded = text.utf8.reversed().drop { $0 == UInt8(ascii: "=") }.reversed()
         return TokenEncoding.decodeBase64URL(Array(unpadded))

@@ -47,6 +47,13 @@ package struct JSONParser {
         return locator.location(of: min(max(offset, 0), bytes.count)) ?? (1, 1)
     }
 
+    /// A key as messages quote it: at most 64 characters, with anything that would control a terminal
+    /// escaped, since keys come from the text being read (a token's claims before its signature is checked).
+    static func shown(_ key: String) -> String {
+        let shortened = key.count > 64 ? String(key.prefix(64)) + "…" : key
+        return PrintableText.escaping(shortened)
+    }
+
     /// Parses a whole document: exactly one value, surrounded by optional whitespace.
     /// - Parameters:
     ///   - bytes: The document, UTF-8 with an optional byte order mark.
@@ -145,6 +152,9 @@ package struct JSONParser {
         try self.enter()
         self.index += 1
         var members: [JSONMember] = []
+        // The keys so far, kept only when duplicates are refused: a set, so a long object of
+        // untrusted keys costs no more than its length.
+        var seenKeys = Set<String>()
         self.skipWhitespace()
         if self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: "}") {
             self.index += 1
@@ -161,12 +171,12 @@ package struct JSONParser {
             }
             let keyOffset = self.index
             let key = try self.parseString()
-            if self.options.rejectsDuplicateKeys, members.contains(where: { $0.key == key }) {
-                throw SyntaxError(message: "the key '\(key)' appears twice in the same object", offset: keyOffset)
+            if self.options.rejectsDuplicateKeys, !seenKeys.insert(key).inserted {
+                throw SyntaxError(message: "the key '\(Self.shown(key))' appears twice in the same object", offset: keyOffset)
             }
             self.skipWhitespace()
             guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: ":") else {
-                throw SyntaxError(message: "expected ':' after key \"\(key)\"", offset: self.index)
+                throw SyntaxError(message: "expected ':' after key \"\(Self.shown(key))\"", offset: self.index)
             }
             self.index += 1
             self.skipWhitespace()

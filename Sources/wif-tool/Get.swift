@@ -64,7 +64,9 @@ extension WIFTool {
         @Flag(name: .long, help: "Treat the argument as a full key in the bucket, not a name in your folder.")
         var key = false
 
-        @Option(name: [.short, .customLong("output")], help: "The destination file (or folder, with --recursive); - for standard output.")
+        @Option(
+            name: [.short, .customLong("output")],
+            help: "The destination file, or a folder (one ending in '/' is made when missing; with --recursive, always a folder); - for standard output.")
         var output: String?
 
         @Argument(help: "The name to download (with --recursive, the name prefix; with --key, the key).")

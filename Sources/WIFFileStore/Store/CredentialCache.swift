@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Logging
 import WIFCredentials
+import WIFFoundation
 
 /// The temporary credentials `wif-tool credentials` got from STS, kept in the encrypted store so that
 /// the next call — the AWS CLI and SDKs run `credential_process` often — reuses them instead of calling
@@ -105,6 +106,6 @@ public enum CredentialCache {
     }
 
     static func hex(_ digest: SHA256.Digest) -> String {
-        digest.map { String(format: "%02x", $0) }.joined()
+        TokenEncoding.hex(Array(digest))
     }
 }

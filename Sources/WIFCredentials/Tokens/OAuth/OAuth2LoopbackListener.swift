@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import Synchronization
+import WIFFoundation
 
 /// A one-shot HTTP listener on a loopback address that receives the authorization redirect of a
 /// browser sign-in (RFC 8252 §7.3).
@@ -236,24 +237,9 @@ private final class RedirectHandler: ChannelInboundHandler {
     private static func html(_ page: OAuth2LoopbackListener.Page) -> String {
         """
         <!doctype html>
-        <html><head><meta charset="utf-8"><title>\(Self.escape(page.title))</title></head>
-        <body style="font-family: sans-serif; margin: 3em;"><h1>\(Self.escape(page.title))</h1><p>\(Self.escape(page.message))</p></body></html>
+        <html><head><meta charset="utf-8"><title>\(XMLWriter.escape(page.title))</title></head>
+        <body style="font-family: sans-serif; margin: 3em;"><h1>\(XMLWriter.escape(page.title))</h1><p>\(XMLWriter.escape(page.message))</p></body></html>
 
         """
-    }
-
-    private static func escape(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.append(character)
-            }
-        }
-        return result
     }
 }

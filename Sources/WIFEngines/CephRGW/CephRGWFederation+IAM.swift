@@ -169,10 +169,7 @@ extension CephRGWFederation {
         }
         let thumbprints = documents.keys.compactMap { key -> String? in
             guard let first = key.member("x5c")?.arrayValue?.first?.stringValue, let der = Data(base64Encoded: first) else { return nil }
-            return Insecure.SHA1.hash(data: der).map { byte in
-                let hex = String(byte, radix: 16)
-                return hex.count == 1 ? "0" + hex : hex
-            }.joined()
+            return TokenEncoding.hex(Array(Insecure.SHA1.hash(data: der)))
         }
         guard !thumbprints.isEmpty else {
             throw EngineSetupError.invalidIssuer(

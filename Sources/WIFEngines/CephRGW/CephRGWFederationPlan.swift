@@ -1,5 +1,6 @@
 import Crypto
 import S3Partition
+import WIFFoundation
 
 /// What to set up on a Ceph RADOS Gateway so that users of an OpenID Connect issuer each get a
 /// private folder (`<user id>/`) in a shared bucket: the OIDC provider, the bucket, and the roles and
@@ -142,7 +143,7 @@ public struct CephRGWFederationPlan: Sendable, Hashable {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+=,.@_-".unicodeScalars)
         let isValid = text.unicodeScalars.allSatisfy { allowed.contains($0) }
         if isValid, text.unicodeScalars.count <= maximumLength { return text }
-        let digest = SHA256.hash(data: Array(text.utf8)).prefix(6).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        let digest = TokenEncoding.hex(Array(SHA256.hash(data: Array(text.utf8)).prefix(6)))
         let cleaned = String(String.UnicodeScalarView(text.unicodeScalars.map { allowed.contains($0) ? $0 : "-" }))
         return String(cleaned.prefix(maximumLength - digest.count - 1)) + "-" + digest
     }
@@ -213,11 +214,5 @@ public struct CephRGWFederationPlan: Sendable, Hashable {
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
         (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) || (byte >= 0x41 && byte <= 0x46)
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to length: Int) -> String {
-        self.count >= length ? self : String(repeating: "0", count: length - self.count) + self
     }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Synchronization
+import WIFFoundation
 
 /// The identities of the stack's identity pools and the logins linked to them.
 ///
@@ -197,7 +198,7 @@ final class IdentityRegistry: Sendable {
         var bytes = bytes
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = bytes.map { byte in String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16) }.joined()
+        let hex = TokenEncoding.hex(bytes)
         let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
         let region = poolId.split(separator: ":").first.map(String.init) ?? "us-east-1"
         return "\(region):" + parts.joined(separator: "-")

@@ -129,9 +129,7 @@ struct IssuerSigningKey: Sendable {
                 CommonName(subject.isEmpty ? "wif.localhost" : subject)
                 OrganizationName("WIFLocal development issuer")
             }
-            var serial = [UInt8](repeating: 0, count: 16)
-            var generator = SystemRandomNumberGenerator()
-            for index in serial.indices { serial[index] = generator.next() }
+            var serial = SecureRandom.bytes(16)
             serial[0] &= 0x7F
             let certificate = try Certificate(
                 version: .v3,

@@ -1,5 +1,6 @@
 import Crypto
 import Hummingbird
+import WIFFoundation
 
 extension STSService {
     /// Says who signed the call: a role session (`arn:aws:sts::ACCOUNT:assumed-role/ROLE/SESSION`, user id
@@ -29,14 +30,6 @@ extension STSService {
 
     /// The hex SHA-256 of a body, the payload hash of its signature.
     static func sha256Hex(_ body: ByteBuffer) -> String {
-        let digest = body.withUnsafeReadableBytes { SHA256.hash(data: $0) }
-        let digits = Array("0123456789abcdef".utf8)
-        var hex: [UInt8] = []
-        hex.reserveCapacity(64)
-        for byte in digest {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: hex, as: UTF8.self)
+        body.withUnsafeReadableBytes { SHA256.hash(data: $0) }.hexString
     }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import _CryptoExtras
+import WIFFoundation
 
 /// How an object (or a part) is encrypted at rest: AES-256 in counter mode, with the data directory's
 /// key (SSE-S3) or the customer's (SSE-C), over a body made of segments, each with its own initial
@@ -70,8 +71,7 @@ struct ObjectCipher: Sendable {
 
     /// A fresh random initial counter block.
     static func makeIV() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        SecureRandom.bytes(16)
     }
 
     /// Transforms `bytes`, which sit at `offset` in the body.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WIFFoundation
 
 /// An object key as S3 sees it: a sequence of 1 to 1024 UTF-8 bytes, ordered and compared byte by byte.
 ///
@@ -69,14 +70,5 @@ struct ObjectKey: Sendable, Hashable, Comparable, CustomStringConvertible {
 
 extension Sequence where Element == UInt8 {
     /// Lower-case hexadecimal digits.
-    var hexString: String {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        var characters: [UInt8] = []
-        characters.reserveCapacity(64)
-        for byte in self {
-            characters.append(digits[Int(byte >> 4)])
-            characters.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: characters, as: UTF8.self)
-    }
+    var hexString: String { TokenEncoding.hex(Array(self)) }
 }

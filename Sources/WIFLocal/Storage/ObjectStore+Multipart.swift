@@ -31,9 +31,7 @@ extension ObjectStore {
         _ = try self.bucket(bucket)
         let objectKey = try ObjectKey(key)
         try Self.checkMetadata(attributes)
-        var generator = SystemRandomNumberGenerator()
-        let idBytes = (0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let uploadId = idBytes.hexString
+        let uploadId = SecureRandom.bytes(24).hexString
         let record = UploadRecord(
             uploadId: uploadId,
             bucket: bucket,

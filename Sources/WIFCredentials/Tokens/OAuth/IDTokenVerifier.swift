@@ -162,7 +162,7 @@ public struct IDTokenVerifier: Sendable, CustomStringConvertible {
             guard let tokenNonce else {
                 throw .invalidIDToken("the ID token has no nonce, but the sign-in sent one")
             }
-            guard OAuth2Random.constantTimeEquals(tokenNonce, nonce) else {
+            guard SigV4Canonical.constantTimeEquals(tokenNonce, nonce) else {
                 throw .invalidIDToken("the ID token's nonce is not the one this sign-in sent (a replayed or substituted token)")
             }
         }

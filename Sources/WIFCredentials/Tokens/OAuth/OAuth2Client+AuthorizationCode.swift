@@ -174,7 +174,7 @@ extension OAuth2Client {
         guard let returned = parameters["state"] else {
             return .authorizationFailed("the sign-in redirect has no state, so it cannot be matched to this sign-in; start again")
         }
-        guard OAuth2Random.constantTimeEquals(returned, state) else {
+        guard SigV4Canonical.constantTimeEquals(returned, state) else {
             return .authorizationFailed(
                 "the sign-in redirect's state does not match this sign-in: it answers another request (or was forged); start again")
         }

@@ -65,14 +65,4 @@ enum OAuth2Random {
     static func base64URL(_ bytes: [UInt8]) -> String {
         TokenEncoding.base64URL(bytes)
     }
-
-    /// Compares two strings in time that depends only on their lengths.
-    static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
-        let left = Array(lhs.utf8)
-        let right = Array(rhs.utf8)
-        guard left.count == right.count else { return false }
-        var difference: UInt8 = 0
-        for index in left.indices { difference |= left[index] ^ right[index] }
-        return difference == 0
-    }
 }

@@ -166,18 +166,19 @@ public enum SignedInAPI {
         var components = URLComponents(url: base.appendingPathComponent(".well-known/amplify_outputs.json"), resolvingAgainstBaseURL: false)
         components?.queryItems = [URLQueryItem(name: "api", value: api)]
         guard let url = components?.url else { throw FileStoreError(.invalidSetting, "cannot build the configuration URL from \(base)") }
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.method = .GET
-        let response: HTTPClientResponse
+        let request = TransportRequest(
+            url: url, method: "GET", headers: [("Accept", "application/json"), ("User-Agent", SwiftWIFVersion.userAgent())])
+        let response: TransportResponse
         do {
-            response = try await context.httpClient.execute(request, timeout: .seconds(30))
+            response = try await AsyncHTTPClientTransport(httpClient: context.httpClient).send(
+                request, timeout: .seconds(30), maximumBodyBytes: 4 << 20, logger: .noop)
         } catch {
             throw FileStoreError(.unreachable, "cannot read the API configuration from \(base): \(TransportFailure.reason(error))")
         }
-        let body = Array((try await response.body.collect(upTo: 4 << 20)).readableBytesView)
-        guard response.status == .ok else {
+        let body = response.body
+        guard response.status == 200 else {
             let stack = context.local != nil ? "the embedded local stack" : base.absoluteString
-            let reason = (try? JSONParser.parse(body))?.member("message")?.stringValue ?? "it answered HTTP \(response.status.code)"
+            let reason = (try? JSONParser.parse(body))?.member("message")?.stringValue ?? "it answered HTTP \(response.status)"
             throw FileStoreError(.invalidSetting, "\(stack) publishes no configuration for API '\(api)': \(reason); give --config FILE")
         }
         return body

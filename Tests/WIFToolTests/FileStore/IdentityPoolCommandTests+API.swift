@@ -68,6 +68,10 @@ extension IdentityPoolCommandTests {
         // wrong key given that way is the key sent, and refused.
         let wrongKey = try fixture.run(["request", "--api", "todo", "--account", "nobody", "--auth-mode", "API_KEY", "-H", "x-api-key: da2-not-the-key", "GET", "/Todo/\(id)"])
         #expect(wrongKey.status == 4, "\(wrongKey.stdout) \(wrongKey.stderr)")
+        // An API the stack does not serve: its own answer says so.
+        let unknown = try fixture.run(["request", "--api", "nosuch", "--account", "alice", "GET", "/Todo"])
+        #expect(unknown.status != 0)
+        #expect(unknown.stderr.contains("publishes no configuration for API 'nosuch'"), "\(unknown.stderr)")
     }
 
     @Test func aConfigurationFileNamesTheAPIAndBadOptionsAreRefused() throws {

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import S3Partition
 import WIFFileStore
-import WIFFoundation
 import WIFTerminal
 
 #if canImport(Glibc)
@@ -141,7 +140,9 @@ extension WIFTool {
                         for entry in batch.refused { printError("error: not downloaded: \(entry.name): \(entry.reason)\n") }
                     } else {
                         if !self.key { _ = try files.bucket.key(for: self.name) }
-                        plan = [Item(name: self.name, path: try Self.destination(for: self.name, output: self.output), size: nil)]
+                        let path = try Self.destination(for: self.name, output: self.output)
+                        let base = try Self.existingFolder(above: path, output: self.output ?? path)
+                        plan = [Item(name: self.name, path: path, size: nil, existingFolder: base)]
                         folder = nil
                     }
                     // One bar for all the files: the name of a single one (its size comes with the
@@ -160,8 +161,14 @@ extension WIFTool {
                     try await FileBatch.run(plan, width: self.jobs) { index, item in
                         // `-o DIR/` may name folders that do not exist yet: the file is staged for the
                         // nearest one that does, and they are made once it is here.
-                        let staged = try folder?.stagingPath(using: staging)
-                            ?? (try? staging.stagingPath(inFolder: Self.nearestFolder(above: item.path))) ?? item.path
+                        let staged: String
+                        if let folder {
+                            staged = try folder.stagingPath(using: staging)
+                        } else if let base = item.existingFolder {
+                            staged = try staging.stagingPath(inFolder: base)
+                        } else {
+                            staged = staging.stagingPath(for: item.path)
+                        }
                         let handler: TransferProgressHandler = { update in
                             if plan.count == 1, let total = update.totalBytes { bar.update(bytes: update.bytesTransferred, total: total) }
                             progress.update(file: index, transferred: update.bytesTransferred)
@@ -181,7 +188,7 @@ extension WIFTool {
                         if let folder, let relative = item.relative {
                             try folder.destination(for: relative).moveIn(from: staged)
                         } else {
-                            try Self.makeFolders(above: item.path)
+                            if item.existingFolder != nil { try Self.makeFolders(above: item.path) }
                             try staging.finish(staged: staged, destination: item.path)
                         }
                         return Downloaded(name: item.name, path: item.path, size: metadata.contentLength, eTag: metadata.eTag)
@@ -278,70 +285,6 @@ extension WIFTool {
             return poll(&output, 1, 0) == 1 && output.revents & Int16(POLLERR | POLLHUP) != 0
         }
 
-        /// Where a single download goes.
-        static func destination(for name: String, output: String?) throws(CommandFailure) -> String {
-            // The last segment after a `/` byte: a `/` with a combining mark after it still separates.
-            let fileName = String(decoding: name.utf8.split(separator: UInt8(ascii: "/")).last ?? name.utf8[...], as: UTF8.self)
-            guard let output else {
-                return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(fileName).path
-            }
-            var isFolder: ObjCBool = false
-            // Asked without the final `/`, which makes a file's name not exist at all.
-            let exists = FileManager.default.fileExists(atPath: URL(fileURLWithPath: output).path, isDirectory: &isFolder)
-            if output.hasSuffix("/") || (exists && isFolder.boolValue) {
-                if exists, !isFolder.boolValue {
-                    throw CommandFailure(status: .io, message: "cannot write into \(output): it is a file, not a folder")
-                }
-                let path = URL(fileURLWithPath: output).appendingPathComponent(fileName).path
-                if !exists {
-                    // A folder named with a final `/` that does not exist yet is made for the file, below
-                    // one that does: a `~` the shell did not expand would become a folder named `~`.
-                    if output == "~/" || output.hasPrefix("~/") {
-                        throw CommandFailure(
-                            status: .io, message: "cannot write into \(output): '~' is not expanded inside quotes or after '='; give the folder's full path")
-                    }
-                    let nearest = Self.nearestFolder(above: path)
-                    var info = stat()
-                    guard stat(nearest, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-                        throw CommandFailure(status: .io, message: "cannot write into \(output): \(nearest) is not a folder")
-                    }
-                }
-                return path
-            }
-            let parent = URL(fileURLWithPath: output).deletingLastPathComponent().path
-            guard FileManager.default.fileExists(atPath: parent, isDirectory: &isFolder), isFolder.boolValue else {
-                throw CommandFailure(status: .io, message: "cannot write \(output): folder \(parent) does not exist")
-            }
-            return URL(fileURLWithPath: output).path
-        }
-
-        /// The nearest path above `path` that exists (`..` taken as written): the folder a download for
-        /// a folder yet to be made is staged for, or the file that stands in the way.
-        static func nearestFolder(above path: String) -> String {
-            var folder = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path
-            var info = stat()
-            while stat(folder, &info) != 0 {
-                let parent = URL(fileURLWithPath: folder).deletingLastPathComponent().path
-                if parent == folder { break }
-                folder = parent
-            }
-            return folder
-        }
-
-        /// Makes the folders above `path` that do not exist, as `mkdir -p` would, for `-o DIR/`: once the
-        /// file is here, so a download that fails leaves no folder behind.
-        /// - Throws: ``CommandFailure`` when one cannot be made.
-        static func makeFolders(above path: String) throws(CommandFailure) {
-            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            var info = stat()
-            if stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return }
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw CommandFailure(status: .io, message: "cannot create folder \(folder): \(FileFailure.reason(error, path: folder))")
-            }
-        }
-
         /// A file to download: its name, destination and listed size; in a recursive download, its
         /// path below the output folder.
         struct Item: Sendable {
@@ -349,6 +292,8 @@ extension WIFTool {
             var path: String
             var size: Int64?
             var relative: String?
+            /// For a single file whose folder is still to be made: the nearest folder that exists.
+            var existingFolder: String?
         }
 
         /// The files under the prefix, their places below the opened output folder, and those refused
@@ -368,6 +313,7 @@ extension WIFTool {
                 throw CommandFailure(
                     status: .notFound, message: self.name.isEmpty ? "your folder is empty" : "no files have names starting with '\(self.name)'")
             }
+            if let output = self.output { try Self.refuseUnexpandedHome(output) }
             let folder = try DownloadFolder(path: URL(fileURLWithPath: self.output ?? FileManager.default.currentDirectoryPath).path)
             let local = folder.refusals(of: listed.map(\.relative))
             var items: [Item] = []

@@ -100,7 +100,6 @@ extension SeaweedFSIAMConfig {
 
     /// A fresh signing key: 32 random bytes, base64.
     package static func newSigningKey() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return Data((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }).base64EncodedString()
+        Data(SecureRandom.bytes(32)).base64EncodedString()
     }
 }

@@ -47,10 +47,11 @@ package struct JSONParser {
         return locator.location(of: min(max(offset, 0), bytes.count)) ?? (1, 1)
     }
 
-    /// A key as messages quote it: at most 64 characters, with anything that would control a terminal
+    /// A key as messages quote it: at most 64 Unicode scalars, with anything that would control a terminal
     /// escaped, since keys come from the text being read (a token's claims before its signature is checked).
     static func shown(_ key: String) -> String {
-        let shortened = key.count > 64 ? String(key.prefix(64)) + "…" : key
+        let scalars = key.unicodeScalars
+        let shortened = scalars.count > 64 ? String(String.UnicodeScalarView(scalars.prefix(64))) + "…" : key
         return PrintableText.escaping(shortened)
     }
 

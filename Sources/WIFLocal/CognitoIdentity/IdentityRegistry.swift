@@ -99,8 +99,7 @@ final class IdentityRegistry: Sendable {
     /// A new guest identity in a pool.
     /// - Throws: `LimitExceededException` when the registry is full.
     func newGuest(poolId: String, now: Int64) throws(AWSErrorResponse) -> Identity {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let bytes = SecureRandom.bytes(16)
         let identity = Identity(id: Self.identityId(poolId: poolId, bytes: bytes), poolId: poolId, logins: [:], created: now, modified: now)
         try self.state.withLock { state throws(AWSErrorResponse) in
             guard state.identities.count < self.maximumIdentities else { throw self.full }

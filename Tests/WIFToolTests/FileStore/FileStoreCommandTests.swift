@@ -109,6 +109,9 @@ import WIFTestSupport
         #expect(belowAFile.status == 6 && belowAFile.stderr.contains("\(copy) is not a folder"), "\(belowAFile.stderr)")
         let unexpanded = try fixture.run(["get", "docs/first.txt", "-o", "~/no-such-folder/"])
         #expect(unexpanded.status == 6 && unexpanded.stderr.contains("'~' is not expanded"), "\(unexpanded.stderr)")
+        let unexpandedFolder = try fixture.run(["get", "--recursive", "docs/", "-o", "~/no-such-folder"])
+        #expect(unexpandedFolder.status == 6 && unexpandedFolder.stderr.contains("'~' is not expanded"), "\(unexpandedFolder.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "~"))
         // '..' is taken as written, as mkdir -p takes it.
         let throughParent = try fixture.run(["get", "docs/first.txt", "-o", fixture.work.appendingPathComponent("up/down/../across").path + "/"])
         #expect(throughParent.status == 0, "\(throughParent.stderr)")

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import WIFFoundation
 import WIFHTTP
+import WIFSigV4
 
 /// Verifies OpenID Connect ID tokens against the issuer's JSON Web Key Set (OpenID Connect Core §3.1.3.7).
 ///

@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 import WIFFoundation
 import WIFHTTP
+import WIFSigV4
 
 extension OAuth2Client {
     /// The redirect URI used when the configuration has none.

@@ -57,8 +57,7 @@ public struct OAuth2PKCE: Sendable, Hashable, CustomStringConvertible {
 enum OAuth2Random {
     /// `bytes` bytes from the system's cryptographically secure generator, base64url-encoded.
     static func token(bytes: Int = 32) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return Self.base64URL((0..<bytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        Self.base64URL(SecureRandom.bytes(bytes))
     }
 
     /// Base64url without padding (RFC 4648 §5; RFC 7636 Appendix A).

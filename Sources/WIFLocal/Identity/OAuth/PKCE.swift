@@ -38,8 +38,7 @@ enum PKCE {
 enum OAuthSecrets {
     /// A random token: 32 random bytes, base64url (43 characters).
     static func randomToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return TokenEncoding.base64URL((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        TokenEncoding.base64URL(SecureRandom.bytes(32))
     }
 
     /// The SHA-256 of a token, in hexadecimal: what is kept instead of the token, so that neither memory

@@ -65,8 +65,7 @@ public struct UnverifiedJWTClaims: Sendable, Hashable, CustomStringConvertible {
         let audience: [String]
         switch claims["aud"]?.kind {
         case .string(let single)?: audience = [single]
-        case .array(let list)? where list.allSatisfy({ $0.stringValue != nil }): audience = list.compactMap(\.stringValue)
-        default: audience = []
+        default: audience = claims["aud"].flatMap(Self.strings) ?? []
         }
         self.init(
             issuer: claims["iss"]?.stringValue,
@@ -76,15 +75,20 @@ public struct UnverifiedJWTClaims: Sendable, Hashable, CustomStringConvertible {
             issuedAt: Self.numericDate(claims["iat"]),
             notBefore: Self.numericDate(claims["nbf"])
         )
-        let roles = claims["cognito:roles"]?.arrayValue.flatMap { list in
-            list.allSatisfy { $0.stringValue != nil } ? list.compactMap(\.stringValue) : nil
-        }
-        self.cognitoRoles = (claims["cognito:preferred_role"]?.stringValue.map { [$0] } ?? []) + (roles ?? [])
+        let roles = claims["cognito:roles"].flatMap(Self.strings) ?? []
+        self.cognitoRoles = (claims["cognito:preferred_role"]?.stringValue.map { [$0] } ?? []) + roles
+    }
+
+    /// An array of strings; `nil` for anything else, an array holding another kind of value included.
+    private static func strings(_ value: JSONNode) -> [String]? {
+        guard let list = value.arrayValue else { return nil }
+        let strings = list.compactMap(\.stringValue)
+        return strings.count == list.count ? strings : nil
     }
 
     /// A JWT NumericDate: seconds since the epoch, possibly fractional. Values no calendar can hold are
     /// ignored.
-    private static func numericDate(_ value: JSONNode?) -> Date? {
+    static func numericDate(_ value: JSONNode?) -> Date? {
         guard let seconds = value?.doubleValue, abs(seconds) < 1e13 else { return nil }
         return Date(timeIntervalSince1970: seconds)
     }

@@ -25,6 +25,10 @@ package struct JSONParser {
         /// of keeping both members for the caller to judge (a policy, whose linter names them).
         package var rejectsDuplicateKeys: Bool
 
+        /// A token's header or claims (JWS, JWT): small, never deep, and no member named twice, since
+        /// two `sub` or `aud` claims would leave the token's meaning to whichever reader reads it.
+        package static let token = Options(maximumDepth: 16, rejectsDuplicateKeys: true)
+
         package init(maximumDepth: Int = JSONParser.maximumDepth, rejectsDuplicateKeys: Bool = false) {
             self.maximumDepth = maximumDepth
             self.rejectsDuplicateKeys = rejectsDuplicateKeys

@@ -16,7 +16,7 @@ enum TokenJSON: Sendable, Equatable {
     case object([String: TokenJSON])
 
     /// The deepest nesting accepted.
-    static let maximumDepth = 16
+    static let maximumDepth = JSONParser.Options.token.maximumDepth
 
     /// Why some text is not acceptable JSON; says where, never quotes the text.
     struct SyntaxError: Error, Sendable, Equatable {
@@ -35,7 +35,7 @@ enum TokenJSON: Sendable, Equatable {
         return try TokenJSON(node)
     }
 
-    private static let options = JSONParser.Options(maximumDepth: Self.maximumDepth, rejectsDuplicateKeys: true)
+    private static let options = JSONParser.Options.token
 
     /// The members of an object.
     var objectValue: [String: TokenJSON]? {

@@ -148,15 +148,15 @@ public struct IDTokenVerifier: Sendable, CustomStringConvertible {
 
         let now = self.timeSource.now()
         let leeway = Double(self.leeway.components.seconds) + Double(self.leeway.components.attoseconds) / 1e18
-        guard let expiresAt = Self.date(claims["exp"]) else { throw .invalidIDToken("the ID token has no numeric exp") }
+        guard let expiresAt = UnverifiedJWTClaims.numericDate(claims["exp"]) else { throw .invalidIDToken("the ID token has no numeric exp") }
         if now >= expiresAt.addingTimeInterval(leeway) {
             throw .invalidIDToken(
                 "the ID token expired at \(expiresAt.formatted(.iso8601)) (now \(now.formatted(.iso8601)), leeway \(Int(leeway)) s)")
         }
-        if let notBefore = Self.date(claims["nbf"]), now.addingTimeInterval(leeway) < notBefore {
+        if let notBefore = UnverifiedJWTClaims.numericDate(claims["nbf"]), now.addingTimeInterval(leeway) < notBefore {
             throw .invalidIDToken("the ID token is not valid before \(notBefore.formatted(.iso8601)) (now \(now.formatted(.iso8601)))")
         }
-        guard let issuedAt = Self.date(claims["iat"]) else { throw .invalidIDToken("the ID token has no numeric iat") }
+        guard let issuedAt = UnverifiedJWTClaims.numericDate(claims["iat"]) else { throw .invalidIDToken("the ID token has no numeric iat") }
 
         let tokenNonce = claims["nonce"]?.stringValue
         if let nonce {
@@ -174,7 +174,7 @@ public struct IDTokenVerifier: Sendable, CustomStringConvertible {
             authorizedParty: authorizedParty,
             expiresAt: expiresAt,
             issuedAt: issuedAt,
-            authenticatedAt: Self.date(claims["auth_time"]),
+            authenticatedAt: UnverifiedJWTClaims.numericDate(claims["auth_time"]),
             nonce: tokenNonce,
             email: claims["email"]?.stringValue,
             keyId: keyId,
@@ -185,12 +185,6 @@ public struct IDTokenVerifier: Sendable, CustomStringConvertible {
     /// The issuer and client id.
     public var description: String { "IDTokenVerifier(issuer: \(self.issuer), clientId: \(self.clientId))" }
 
-    /// A NumericDate claim: seconds since 1970, within what a calendar holds.
-    static func date(_ value: JSONNode?) -> Date? {
-        guard let seconds = value?.doubleValue, abs(seconds) < 1e13 else { return nil }
-        return Date(timeIntervalSince1970: seconds)
-    }
-
     /// One part of the token as the members of a JSON object. A member named twice is refused, as
     /// RFC 7519 §4 allows: two `sub` or `aud` claims would leave the token's meaning to the reader.
     private static func object(_ part: ArraySlice<UInt8>, part name: String) throws(WIFCredentialsError) -> [String: JSONNode] {
@@ -199,7 +193,7 @@ public struct IDTokenVerifier: Sendable, CustomStringConvertible {
         }
         let node: JSONNode
         do {
-            node = try JSONParser.parse(data, options: Self.tokenJSON)
+            node = try JSONParser.parse(data, options: .token)
         } catch {
             // The reader's messages name members and offsets, never values.
             throw .invalidIDToken("the ID token's \(name) is not a base64url JSON object: \(error.message)")
@@ -209,7 +203,4 @@ public struct IDTokenVerifier: Sendable, CustomStringConvertible {
         }
         return members
     }
-
-    /// Token JSON: small, never deep, no member named twice.
-    private static let tokenJSON = JSONParser.Options(maximumDepth: 16, rejectsDuplicateKeys: true)
 }

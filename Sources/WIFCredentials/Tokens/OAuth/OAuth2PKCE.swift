@@ -33,7 +33,7 @@ public struct OAuth2PKCE: Sendable, Hashable, CustomStringConvertible {
             throw .invalidParameter("a PKCE code verifier may hold only letters, digits and - . _ ~ (RFC 7636 §4.1)")
         }
         self.verifier = verifier
-        self.challenge = OAuth2Random.base64URL(Array(SHA256.hash(data: Array(verifier.utf8))))
+        self.challenge = TokenEncoding.base64URL(Array(SHA256.hash(data: Array(verifier.utf8))))
     }
 
     /// A new pair from 32 random bytes (a 43-character verifier), as RFC 7636 §7.1 recommends.
@@ -46,22 +46,17 @@ public struct OAuth2PKCE: Sendable, Hashable, CustomStringConvertible {
 
     private init(checkedVerifier verifier: String) {
         self.verifier = verifier
-        self.challenge = OAuth2Random.base64URL(Array(SHA256.hash(data: Array(verifier.utf8))))
+        self.challenge = TokenEncoding.base64URL(Array(SHA256.hash(data: Array(verifier.utf8))))
     }
 
     /// The method and challenge; never the verifier.
     public var description: String { "OAuth2PKCE(method: S256, challenge: \(self.challenge))" }
 }
 
-/// Random values for `state`, `nonce` and PKCE verifiers, and base64url without padding.
+/// Random values for `state`, `nonce` and PKCE verifiers.
 enum OAuth2Random {
     /// `bytes` bytes from the system's cryptographically secure generator, base64url-encoded.
     static func token(bytes: Int = 32) -> String {
-        Self.base64URL(SecureRandom.bytes(bytes))
-    }
-
-    /// Base64url without padding (RFC 4648 §5; RFC 7636 Appendix A).
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        TokenEncoding.base64URL(bytes)
+        TokenEncoding.base64URL(SecureRandom.bytes(bytes))
     }
 }

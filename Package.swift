@@ -239,7 +239,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // What every test target shares: the one moto launcher and its loopback helpers.
+        // What every test target shares: the one moto launcher, its loopback helpers, clocks, log
+        // recorders and the seeded generator of randomized tests.
         .target(
             name: "WIFTestSupport",
             dependencies: [
@@ -285,7 +286,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PolicyEngineTests",
-            dependencies: ["PolicyEngine", "WIFFoundation"],
+            dependencies: ["PolicyEngine", "WIFFoundation", "WIFTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WIFTestSupport
 @testable import WIFSigV4
 
 @Suite struct SigV4SignerTests {
@@ -331,18 +332,5 @@ import Testing
             let expected = style.format(Date(timeIntervalSince1970: Double(seconds)))
             #expect(SigV4Timestamp(secondsSince1970: seconds).amzDate == expected, "\(seconds)")
         }
-    }
-}
-
-/// A small deterministic generator, so sampled tests are reproducible.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { self.state = seed }
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -16,7 +16,7 @@ import Darwin
 /// A stored file is `[body][record JSON][UInt32 big-endian JSON length][8-byte magic]`: the body is
 /// written as it arrives, the record once its size and digests are known, and the whole file renamed into
 /// place in one step, so a reader sees a complete old or new file, never a mix.
-struct StoredRecord: Codable, Sendable {
+struct StoredRecord: Codable, Sendable, Equatable {
     /// The format version.
     var format: Int = 1
     /// The object key's UTF-8 bytes in base64; empty for a part.
@@ -62,14 +62,8 @@ struct StoredRecord: Codable, Sendable {
 
     /// The record and its trailer, ready to append after the body.
     func encodedTrailer() throws(AWSErrorResponse) -> [UInt8] {
-        let json: Data
-        do {
-            json = try JSONEncoder().encode(self)
-        } catch {
-            throw ObjectStoreError.internalError("cannot encode the object record")
-        }
-        var bytes = [UInt8](json)
-        let length = UInt32(json.count)
+        var bytes = self.json()
+        guard let length = UInt32(exactly: bytes.count) else { throw ObjectStoreError.internalError("an object record is too long") }
         bytes.append(contentsOf: [UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF)])
         bytes.append(contentsOf: Self.magic)
         return bytes
@@ -128,10 +122,7 @@ final class StoredFile: Sendable {
         let bodyLength = fileSize - Int64(StoredRecord.trailerLength) - jsonLength
         guard bodyLength >= 0 else { throw ObjectStoreError.internalError("a stored file's record is longer than the file") }
         let json = try file.bytes(offset: bodyLength, count: Int(jsonLength))
-        let record: StoredRecord
-        do {
-            record = try JSONDecoder().decode(StoredRecord.self, from: Data(json))
-        } catch {
+        guard let record = StoredRecord(json: json) else {
             throw ObjectStoreError.internalError("a stored file's record cannot be decoded")
         }
         if let parts = record.bodyParts {

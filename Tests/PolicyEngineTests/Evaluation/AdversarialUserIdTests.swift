@@ -1,4 +1,5 @@
 import Testing
+import WIFTestSupport
 
 @testable import PolicyEngine
 

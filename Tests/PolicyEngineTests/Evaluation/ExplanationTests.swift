@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WIFTestSupport
 
 @testable import PolicyEngine
 

@@ -1,12 +1,12 @@
 /// A small deterministic pseudo-random generator (SplitMix64), so randomized tests are reproducible.
-struct SplitMix64: RandomNumberGenerator {
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         self.state = seed
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         self.state &+= 0x9E37_79B9_7F4A_7C15
         var z = self.state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -14,7 +14,8 @@ struct SplitMix64: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 
-    mutating func below(_ bound: Int) -> Int {
+    /// A whole number in `0..<bound`.
+    public mutating func below(_ bound: Int) -> Int {
         Int(self.next() % UInt64(bound))
     }
 }

@@ -56,12 +56,22 @@ public struct SigV4Checksum: Sendable, Hashable, CustomStringConvertible {
     /// The algorithm a header or trailer name carries, in any case.
     /// - Parameter headerName: Such as `x-amz-checksum-crc32c`.
     public init?(headerName: String) {
-        let lowered = headerName.lowercased()
-        guard let kind = Kind.allCases.first(where: { "x-amz-checksum-\($0.rawValue.lowercased())" == lowered }) else {
-            return nil
-        }
+        // Asked of every header of every S3 request, so compared over UTF-8 without building a string:
+        // the prefix ignoring ASCII case, then the rest against each algorithm's name.
+        let name = headerName.utf8
+        let prefix = "x-amz-checksum-".utf8
+        guard name.count > prefix.count,
+            name.prefix(prefix.count).elementsEqual(prefix, by: { Self.asciiLowercased($0) == $1 })
+        else { return nil }
+        let suffix = name.dropFirst(prefix.count)
+        guard let kind = Kind.allCases.first(where: { kind in
+            kind.rawValue.utf8.elementsEqual(suffix, by: { $0 == Self.asciiUppercased($1) })
+        }) else { return nil }
         self.kind = kind
     }
+
+    private static func asciiLowercased(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte }
+    private static func asciiUppercased(_ byte: UInt8) -> UInt8 { byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte }
 
     /// The algorithm S3 names so in `x-amz-checksum-algorithm` (`CRC32`, `SHA256`, …), in any case.
     /// - Parameter name: Such as `CRC64NVME`.

@@ -121,4 +121,24 @@ import Testing
         #expect(SigV4Checksum.all.allSatisfy { SigV4Checksum(name: $0.name) == $0 })
         #expect(SigV4Checksum.all.map(\.encodedCount) == [8, 8, 12, 28, 44])
     }
+
+    @Test func headerNamesNameTheirAlgorithmInAnyASCIICase() {
+        for algorithm in SigV4Checksum.all {
+            let name = "x-amz-checksum-" + algorithm.name.lowercased()
+            #expect(SigV4Checksum(headerName: name) == algorithm)
+            #expect(SigV4Checksum(headerName: name.uppercased()) == algorithm)
+            #expect(SigV4Checksum(headerName: "X-Amz-Checksum-" + algorithm.name) == algorithm)
+            // A longer or shorter name, or one that only ends like it, does not name it.
+            #expect(SigV4Checksum(headerName: name + "x") == nil)
+            #expect(SigV4Checksum(headerName: String(name.dropLast())) != algorithm)
+            #expect(SigV4Checksum(headerName: "y" + name) == nil)
+        }
+        for other in [
+            "", "x-amz-checksum-", "x-amz-checksum", "x-amz-checksum-type", "x-amz-checksum-algorithm",
+            "x-amz-checksum-mode", "x-amz-content-sha256", "content-md5", "x-amz-checksum-crc32 ",
+            "x_amz_checksum_crc32", "x-amz-checksum-\u{212A}", "x-amz-checksum-crc32\u{301}",
+        ] {
+            #expect(SigV4Checksum(headerName: other) == nil, "\(other)")
+        }
+    }
 }

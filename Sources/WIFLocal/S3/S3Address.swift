@@ -129,12 +129,27 @@ struct S3HostRule: Sendable, Hashable {
         host.hasPrefix("[") || host.contains(":") || Self.isIPv4(host)
     }
 
+    /// Whether `text` is four dot-separated numbers of one to three ASCII digits, each at most 255.
     static func isIPv4(_ text: String) -> Bool {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4 else { return false }
-        return parts.allSatisfy { part in
-            !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCII) && part.allSatisfy(\.isNumber) && (Int(part) ?? 256) <= 255
+        // Read over UTF-8: every request's host goes through here.
+        var parts = 0
+        var digits = 0
+        var value = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, parts < 3 else { return false }
+                parts += 1
+                digits = 0
+                value = 0
+            } else if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                digits += 1
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                guard digits <= 3, value <= 255 else { return false }
+            } else {
+                return false
+            }
         }
+        return parts == 3 && digits > 0
     }
 }
 

@@ -119,4 +119,14 @@ struct S3AddressTests {
         #expect(S3PercentDecoding.encodeForListing("plain-key_1.txt~") == "plain-key_1.txt~")
         #expect(S3PercentDecoding.encodeForListing("é\n") == "%C3%A9%0A")
     }
+
+    @Test(arguments: [
+        ("127.0.0.1", true), ("0.0.0.0", true), ("255.255.255.255", true), ("10.0.0.7", true), ("001.02.3.004", true),
+        ("256.0.0.1", false), ("1.2.3", false), ("1.2.3.4.5", false), ("1..2.3", false), (".1.2.3", false),
+        ("1.2.3.", false), ("1234.0.0.1", false), ("0001.0.0.1", false), ("1.2.3.a", false), ("", false),
+        ("1.2.3.4:80", false), ("１.2.3.4", false), ("1.2.3.٤", false), ("1.2.3.-4", false), ("+1.2.3.4", false),
+    ])
+    func anIPv4AddressIsFourNumbersUpTo255(text: String, isAddress: Bool) {
+        #expect(S3HostRule.isIPv4(text) == isAddress)
+    }
 }

@@ -71,11 +71,11 @@ extension WIFTool {
         @Argument(help: "The name to download (with --recursive, the name prefix; with --key, the key).")
         var name: String
 
-        @Option(name: .long, help: "With --recursive, how many files come down at once, 1 to 64.")
-        var jobs: Int = FileBatch.defaultWidth
+        @Option(name: .long, help: "With --recursive, how many files come down at once, 1 to 64 (by default 64 when none is over 256 KiB, else 16).")
+        var jobs: Int?
 
         func validate() throws {
-            try FileBatch.validate(jobs: self.jobs)
+            if let jobs = self.jobs { try FileBatch.validate(jobs: jobs) }
             if self.recursive && self.key { throw ValidationError("--key reads one object; it cannot be combined with --recursive") }
             if let output, output.isEmpty { throw ValidationError("-o needs a path") }
             if self.writesStandardOutput {
@@ -158,7 +158,8 @@ extension WIFTool {
                     let byKey = self.key
                     var downloaded: [Downloaded] = []
                     let announces = !self.options.json && !self.store.quiet
-                    try await FileBatch.run(plan, width: self.jobs) { index, item in
+                    let width = self.jobs ?? FileBatch.width(forSizes: plan.lazy.map(\.size))
+                    try await FileBatch.run(plan, width: width) { index, item in
                         // `-o DIR/` may name folders that do not exist yet: the file is staged for the
                         // nearest one that does, and they are made once it is here.
                         let staged: String

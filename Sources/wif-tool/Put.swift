@@ -58,8 +58,8 @@ extension WIFTool {
         @Option(name: .long, help: "With --recursive, the name prefix to store the files under.")
         var to: String?
 
-        @Option(name: .long, help: "How many files go up at once, 1 to 64.")
-        var jobs: Int = FileBatch.defaultWidth
+        @Option(name: .long, help: "How many files go up at once, 1 to 64 (by default 64 when none is over 256 KiB, else 16).")
+        var jobs: Int?
 
         @Argument(help: "The files to upload (or, with --recursive, one folder; '-' for standard input).")
         var paths: [String] = []
@@ -68,7 +68,7 @@ extension WIFTool {
         var readsStandardInput: Bool { self.paths.contains("-") }
 
         func validate() throws {
-            try FileBatch.validate(jobs: self.jobs)
+            if let jobs = self.jobs { try FileBatch.validate(jobs: jobs) }
             guard !self.paths.isEmpty else {
                 throw ValidationError(self.recursive ? "give the folder to upload: put --recursive DIR" : "give at least one FILE to upload")
             }
@@ -144,7 +144,8 @@ extension WIFTool {
                         bar: ProgressBar.standardError(label: label, total: plan.reduce(0) { $0 + $1.size }, quiet: self.store.quiet))
                     var uploaded: [Uploaded] = []
                     let announces = !self.options.json && !self.store.quiet
-                    try await FileBatch.run(plan, width: self.jobs) { index, item in
+                    let width = self.jobs ?? FileBatch.width(forSizes: plan.lazy.map { Optional($0.size) })
+                    try await FileBatch.run(plan, width: width) { index, item in
                         let report: TransferProgressHandler = { progress.update(file: index, transferred: $0.bytesTransferred) }
                         let result: PutObjectResult
                         if item.size == 0 {

@@ -9,8 +9,24 @@ public enum FileBatch {
     /// Files moving at once unless `--jobs` says otherwise: enough to keep a round trip's latency off
     /// small files, few enough that large ones (already split into parallel parts) share the pool.
     public static let defaultWidth = 16
+    /// Files moving at once unless `--jobs` says otherwise when none is larger than ``smallFileSize``.
+    ///
+    /// A small file's transfer is one request, bound by the round trip and by the server's work on it,
+    /// and servers do that work more cheaply with more requests in flight: 1,000 puts of 4 KiB took
+    /// SeaweedFS 0.84–1.09 s of CPU at 64 at once against 1.06–1.25 s at 16.
+    public static let smallFileWidth = 64
+    /// The largest file that counts as small for ``smallFileWidth``: so many of them in flight hold at
+    /// most 16 MiB.
+    public static let smallFileSize: Int64 = 256 * 1024
     /// The most `--jobs` accepts.
     public static let maximumWidth = 64
+
+    /// How many files move at once when `--jobs` does not say: ``smallFileWidth`` when every file is
+    /// known to be ``smallFileSize`` or smaller, else ``defaultWidth``.
+    /// - Parameter sizes: The files' sizes; `nil` for one whose size is not known before it moves.
+    public static func width(forSizes sizes: some Sequence<Int64?>) -> Int {
+        sizes.allSatisfy { $0.map { $0 <= Self.smallFileSize } ?? false } ? Self.smallFileWidth : Self.defaultWidth
+    }
 
     /// Runs `transfer` for every item, up to `width` at once.
     /// - Parameters:

@@ -49,4 +49,16 @@ import WIFFileStore
             } deliver: { _, _ in }
         }
     }
+
+    @Test func smallFilesMoveWiderThanLargeOnesUnlessTold() {
+        let small = FileBatch.smallFileSize
+        #expect(FileBatch.width(forSizes: [Int64(4096), 0, small]) == FileBatch.smallFileWidth)
+        #expect(FileBatch.width(forSizes: [Int64(4096), small + 1]) == FileBatch.defaultWidth)
+        // A size not known in advance may be anything.
+        #expect(FileBatch.width(forSizes: [Int64(4096), nil]) == FileBatch.defaultWidth)
+        #expect(FileBatch.width(forSizes: [Int64?]()) == FileBatch.smallFileWidth)
+        // So many small files in flight hold at most 16 MiB, and --jobs could ask for as many.
+        #expect(Int64(FileBatch.smallFileWidth) * small <= 16 << 20)
+        #expect(FileBatch.smallFileWidth <= FileBatch.maximumWidth && FileBatch.defaultWidth < FileBatch.smallFileWidth)
+    }
 }

@@ -154,10 +154,8 @@ extension WIFTool {
                 var writer = JSONWriter(pretty: false)
                 writer.beginObject()
                 Self.write(headers, as: "headers", to: &writer)
-                writer.key("method")
-                writer.string(request.method)
-                writer.key("url")
-                writer.string(request.urlString)
+                writer.member("method", request.method)
+                writer.member("url", request.urlString)
                 writer.endObject()
                 printRaw(writer.output + "\n")
                 return
@@ -200,11 +198,9 @@ extension WIFTool {
                 }
                 var writer = JSONWriter(pretty: false)
                 writer.beginObject()
-                writer.key("body")
-                writer.string(String(decoding: collected.readableBytesView, as: UTF8.self))
+                writer.member("body", String(decoding: collected.readableBytesView, as: UTF8.self))
                 Self.write(headers, as: "headers", to: &writer)
-                writer.key("status")
-                writer.int(Int(response.status.code))
+                writer.member("status", Int(response.status.code))
                 writer.endObject()
                 printRaw(writer.output + "\n")
             } else {

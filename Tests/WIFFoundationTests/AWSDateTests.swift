@@ -87,4 +87,23 @@ struct AWSDateTests {
         #expect(JSONWriter.quoted("\u{01}x\u{1F}") == #""\u0001x\u001f""#)
         #expect(JSONWriter.quoted("€ 🙂 é") == "\"€ 🙂 é\"")
     }
+
+    @Test("writes members, and leaves out an absent one without a stray comma")
+    func jsonMembers() {
+        var writer = JSONWriter(pretty: false)
+        writer.beginObject()
+        writer.member("a", ifPresent: nil)
+        writer.member("s", "x\"y")
+        writer.member("n", -3)
+        writer.member("b", true)
+        writer.member("o", ifPresent: "z")
+        writer.member("p", ifPresent: nil)
+        writer.endObject()
+        #expect(writer.output == #"{"s":"x\"y","n":-3,"b":true,"o":"z"}"#)
+        var pretty = JSONWriter(pretty: true)
+        pretty.beginObject()
+        pretty.member("k", false)
+        pretty.endObject()
+        #expect(pretty.output == "{\n  \"k\": false\n}")
+    }
 }

@@ -43,14 +43,10 @@ extension Explanation {
     public func json(pretty: Bool = true) -> String {
         var writer = JSONWriter(pretty: pretty)
         writer.beginObject()
-        writer.key("outcome")
-        writer.string(self.outcome.rawValue)
-        writer.key("summary")
-        writer.string(self.summary)
-        writer.key("action")
-        writer.string(self.action)
-        writer.key("resource")
-        writer.string(self.resource)
+        writer.member("outcome", self.outcome.rawValue)
+        writer.member("summary", self.summary)
+        writer.member("action", self.action)
+        writer.member("resource", self.resource)
         writer.key("principal")
         if let principal = self.principal { writer.string(principal) } else { writer.null() }
         writer.key("decidingStatements")
@@ -61,20 +57,16 @@ extension Explanation {
         writer.beginArray()
         for policy in self.policies {
             writer.beginObject()
-            writer.key("name")
-            writer.string(policy.name)
-            writer.key("kind")
-            writer.string(policy.kind.description)
+            writer.member("name", policy.name)
+            writer.member("kind", policy.kind.description)
             writer.key("statements")
             writer.beginArray()
             for statement in policy.statements {
                 writer.beginObject()
                 writer.key("reference")
                 Self.write(statement.reference, &writer)
-                writer.key("effect")
-                writer.string(statement.effect.rawValue)
-                writer.key("applies")
-                writer.bool(statement.applies)
+                writer.member("effect", statement.effect.rawValue)
+                writer.member("applies", statement.applies)
                 writer.key("action")
                 Self.write(statement.action, &writer)
                 writer.key("resource")
@@ -87,10 +79,8 @@ extension Explanation {
                 writer.beginArray()
                 for condition in statement.conditions {
                     writer.beginObject()
-                    writer.key("operator")
-                    writer.string(condition.operator)
-                    writer.key("key")
-                    writer.string(condition.key)
+                    writer.member("operator", condition.operator)
+                    writer.member("key", condition.key)
                     writer.key("policyValues")
                     writer.beginArray()
                     for value in condition.policyValues { writer.string(value) }
@@ -103,10 +93,8 @@ extension Explanation {
                     } else {
                         writer.null()
                     }
-                    writer.key("matched")
-                    writer.bool(condition.matched)
-                    writer.key("detail")
-                    writer.string(condition.detail)
+                    writer.member("matched", condition.matched)
+                    writer.member("detail", condition.detail)
                     writer.endObject()
                 }
                 writer.endArray()
@@ -122,25 +110,17 @@ extension Explanation {
 
     private static func write(_ reference: StatementReference, _ writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key("policyName")
-        writer.string(reference.policyName)
-        writer.key("policyKind")
-        writer.string(reference.policyKind.description)
-        writer.key("index")
-        writer.int(reference.index)
-        if let sid = reference.sid {
-            writer.key("sid")
-            writer.string(sid)
-        }
+        writer.member("policyName", reference.policyName)
+        writer.member("policyKind", reference.policyKind.description)
+        writer.member("index", reference.index)
+        writer.member("sid", ifPresent: reference.sid)
         writer.endObject()
     }
 
     private static func write(_ element: ElementExplanation, _ writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key("matched")
-        writer.bool(element.matched)
-        writer.key("detail")
-        writer.string(element.detail)
+        writer.member("matched", element.matched)
+        writer.member("detail", element.detail)
         writer.endObject()
     }
 }

@@ -42,12 +42,10 @@ package enum PolicyWriter {
     ) {
         writer.beginObject()
         if let version {
-            writer.key("Version")
-            writer.string(version.rawValue)
+            writer.member("Version", version.rawValue)
         }
         if let id {
-            writer.key("Id")
-            writer.string(id)
+            writer.member("Id", id)
         }
         writer.key("Statement")
         writer.beginArray()
@@ -60,12 +58,8 @@ package enum PolicyWriter {
 
     private static func write(_ statement: Statement, lists: Lists, into writer: inout JSONWriter) {
         writer.beginObject()
-        if let sid = statement.sid {
-            writer.key("Sid")
-            writer.string(sid)
-        }
-        writer.key("Effect")
-        writer.string(statement.effect.rawValue)
+        writer.member("Sid", ifPresent: statement.sid)
+        writer.member("Effect", statement.effect.rawValue)
         switch statement.principal {
         case .principal(let set):
             writer.key("Principal")

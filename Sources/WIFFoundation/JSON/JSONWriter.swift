@@ -66,6 +66,30 @@ package struct JSONWriter {
         self.bytes.append(contentsOf: String(value).utf8)
     }
 
+    /// A `"key": "value"` member.
+    package mutating func member(_ key: String, _ value: String) {
+        self.key(key)
+        self.string(value)
+    }
+
+    /// A `"key": number` member.
+    package mutating func member(_ key: String, _ value: Int) {
+        self.key(key)
+        self.int(value)
+    }
+
+    /// A `"key": true|false` member.
+    package mutating func member(_ key: String, _ value: Bool) {
+        self.key(key)
+        self.bool(value)
+    }
+
+    /// A `"key": "value"` member, left out when the value is `nil`.
+    package mutating func member(_ key: String, ifPresent value: String?) {
+        guard let value else { return }
+        self.member(key, value)
+    }
+
     package mutating func null() {
         self.valuePrefix()
         self.bytes.append(contentsOf: "null".utf8)

@@ -60,18 +60,13 @@ extension CognitoIdentityService {
                 "wif.local.cognito.role_reason": "\(choice.reason)", "wif.local.cognito.access_key_id": "\(issued.accessKeyId)",
             ])
         return Self.object { writer in
-            writer.key("IdentityId")
-            writer.string(identity.id)
+            writer.member("IdentityId", identity.id)
             writer.key("Credentials")
             writer.beginObject()
-            writer.key("AccessKeyId")
-            writer.string(issued.accessKeyId)
-            writer.key("SecretKey")
-            writer.string(issued.secretAccessKey)
-            writer.key("SessionToken")
-            writer.string(token)
-            writer.key("Expiration")
-            writer.int(Int(issued.expiresAt))
+            writer.member("AccessKeyId", issued.accessKeyId)
+            writer.member("SecretKey", issued.secretAccessKey)
+            writer.member("SessionToken", token)
+            writer.member("Expiration", Int(issued.expiresAt))
             writer.endObject()
         }
     }
@@ -92,10 +87,8 @@ extension CognitoIdentityService {
             throw AWSErrorResponse("InternalErrorException", "The token could not be signed.", status: .internalServerError)
         }
         return Self.object { writer in
-            writer.key("IdentityId")
-            writer.string(identity.id)
-            writer.key("Token")
-            writer.string(token)
+            writer.member("IdentityId", identity.id)
+            writer.member("Token", token)
         }
     }
 
@@ -118,8 +111,7 @@ extension CognitoIdentityService {
         }
         let page = self.registry.list(poolId: pool.id, maximum: maximum, after: after)
         return Self.object { writer in
-            writer.key("IdentityPoolId")
-            writer.string(pool.id)
+            writer.member("IdentityPoolId", pool.id)
             writer.key("Identities")
             writer.beginArray()
             for identity in page.identities {
@@ -128,10 +120,7 @@ extension CognitoIdentityService {
                 writer.endObject()
             }
             writer.endArray()
-            if let next = page.next {
-                writer.key("NextToken")
-                writer.string(next)
-            }
+            writer.member("NextToken", ifPresent: page.next)
         }
     }
 
@@ -158,16 +147,13 @@ extension CognitoIdentityService {
     }
 
     private static func write(_ identity: IdentityRegistry.Identity, into writer: inout JSONWriter) {
-        writer.key("IdentityId")
-        writer.string(identity.id)
+        writer.member("IdentityId", identity.id)
         writer.key("Logins")
         writer.beginArray()
         for key in identity.logins.keys.sorted() { writer.string(key) }
         writer.endArray()
-        writer.key("CreationDate")
-        writer.int(Int(identity.created))
-        writer.key("LastModifiedDate")
-        writer.int(Int(identity.modified))
+        writer.member("CreationDate", Int(identity.created))
+        writer.member("LastModifiedDate", Int(identity.modified))
     }
 
     /// A JSON object whose members `body` writes.

@@ -191,10 +191,8 @@ extension AWSErrorResponse {
     func cognitoResponse(requestId: String) -> Response {
         var writer = JSONWriter(pretty: false)
         writer.beginObject()
-        writer.key("__type")
-        writer.string(self.code)
-        writer.key("message")
-        writer.string(self.message)
+        writer.member("__type", self.code)
+        writer.member("message", self.message)
         writer.endObject()
         var response = CognitoIdentityService.response(writer.output, status: self.status, requestId: requestId)
         response.headers[HTTPField.Name("x-amzn-ErrorType")!] = self.code

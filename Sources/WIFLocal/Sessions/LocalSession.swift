@@ -112,34 +112,21 @@ extension LocalSession {
     func sealedJSON() -> [UInt8] {
         var writer = JSONWriter(pretty: false)
         writer.beginObject()
-        writer.key("accessKeyId")
-        writer.string(self.accessKeyId)
-        writer.key("secretAccessKey")
-        writer.string(self.secretAccessKey)
-        writer.key("issuedAt")
-        writer.int(Int(self.issuedAt))
-        writer.key("expiresAt")
-        writer.int(Int(self.expiresAt))
-        writer.key("roleArn")
-        writer.string(self.roleArn)
-        writer.key("roleId")
-        writer.string(self.roleId)
-        writer.key("sessionName")
-        writer.string(self.sessionName)
+        writer.member("accessKeyId", self.accessKeyId)
+        writer.member("secretAccessKey", self.secretAccessKey)
+        writer.member("issuedAt", Int(self.issuedAt))
+        writer.member("expiresAt", Int(self.expiresAt))
+        writer.member("roleArn", self.roleArn)
+        writer.member("roleId", self.roleId)
+        writer.member("sessionName", self.sessionName)
         writer.key("identity")
         self.identity.writeJSON(into: &writer)
-        if let sessionPolicy = self.sessionPolicy {
-            writer.key("sessionPolicy")
-            writer.string(sessionPolicy)
-        }
+        writer.member("sessionPolicy", ifPresent: self.sessionPolicy)
         if let policyArns = self.policyArns {
             writer.key("policyArns")
             writer.strings(policyArns)
         }
-        if let sourceIdentity = self.sourceIdentity {
-            writer.key("sourceIdentity")
-            writer.string(sourceIdentity)
-        }
+        writer.member("sourceIdentity", ifPresent: self.sourceIdentity)
         writer.endObject()
         return writer.utf8
     }
@@ -149,20 +136,12 @@ extension IdentityRecord {
     /// Writes the record as its `Codable` form decodes it.
     func writeJSON(into writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key("kind")
-        writer.string(self.kind.rawValue)
-        if let issuer = self.issuer {
-            writer.key("issuer")
-            writer.string(issuer)
-        }
-        writer.key("subject")
-        writer.string(self.subject)
+        writer.member("kind", self.kind.rawValue)
+        writer.member("issuer", ifPresent: self.issuer)
+        writer.member("subject", self.subject)
         writer.key("audiences")
         writer.strings(self.audiences)
-        if let authorizedParty = self.authorizedParty {
-            writer.key("authorizedParty")
-            writer.string(authorizedParty)
-        }
+        writer.member("authorizedParty", ifPresent: self.authorizedParty)
         if let amr = self.amr {
             writer.key("amr")
             writer.strings(amr)

@@ -11,36 +11,27 @@ extension StoredRecord {
     func json() -> [UInt8] {
         var writer = JSONWriter(pretty: false)
         writer.beginObject()
-        writer.key("format")
-        writer.int(self.format)
-        writer.key("key")
-        writer.string(self.key)
-        writer.key("size")
-        writer.int(Int(self.size))
-        writer.key("etag")
-        writer.string(self.etag)
-        writer.key("lastModified")
-        writer.int(Int(self.lastModified))
+        writer.member("format", self.format)
+        writer.member("key", self.key)
+        writer.member("size", Int(self.size))
+        writer.member("etag", self.etag)
+        writer.member("lastModified", Int(self.lastModified))
         if let attributes = self.attributes {
             writer.key("attributes")
             attributes.write(into: &writer)
         }
-        writer.optionalMember("sha256", self.sha256)
-        writer.optionalMember("md5", self.md5)
+        writer.member("sha256", ifPresent: self.sha256)
+        writer.member("md5", ifPresent: self.md5)
         if let partCount = self.partCount {
-            writer.key("partCount")
-            writer.int(partCount)
+            writer.member("partCount", partCount)
         }
-        writer.optionalMember("uploadId", self.uploadId)
+        writer.member("uploadId", ifPresent: self.uploadId)
         if let checksum = self.checksum {
             writer.key("checksum")
             writer.beginObject()
-            writer.key("algorithm")
-            writer.string(checksum.algorithm.name)
-            writer.key("value")
-            writer.string(checksum.value)
-            writer.key("type")
-            writer.string(checksum.type.rawValue)
+            writer.member("algorithm", checksum.algorithm.name)
+            writer.member("value", checksum.value)
+            writer.member("type", checksum.type.rawValue)
             writer.endObject()
         }
         if let encryption = self.encryption {
@@ -52,10 +43,8 @@ extension StoredRecord {
             writer.beginArray()
             for part in bodyParts {
                 writer.beginObject()
-                writer.key("number")
-                writer.int(part.number)
-                writer.key("length")
-                writer.int(Int(part.length))
+                writer.member("number", part.number)
+                writer.member("length", Int(part.length))
                 writer.endObject()
             }
             writer.endArray()
@@ -96,12 +85,12 @@ extension StoredRecord {
 extension ObjectAttributes {
     fileprivate func write(into writer: inout JSONWriter) {
         writer.beginObject()
-        writer.optionalMember("contentType", self.contentType)
-        writer.optionalMember("contentEncoding", self.contentEncoding)
-        writer.optionalMember("contentDisposition", self.contentDisposition)
-        writer.optionalMember("contentLanguage", self.contentLanguage)
-        writer.optionalMember("cacheControl", self.cacheControl)
-        writer.optionalMember("expires", self.expires)
+        writer.member("contentType", ifPresent: self.contentType)
+        writer.member("contentEncoding", ifPresent: self.contentEncoding)
+        writer.member("contentDisposition", ifPresent: self.contentDisposition)
+        writer.member("contentLanguage", ifPresent: self.contentLanguage)
+        writer.member("cacheControl", ifPresent: self.cacheControl)
+        writer.member("expires", ifPresent: self.expires)
         writer.key("userMetadata")
         writer.beginObject()
         for (name, value) in self.userMetadata.sorted(by: { $0.key < $1.key }) {
@@ -146,17 +135,14 @@ extension StoredChecksum {
 extension StoredEncryption {
     fileprivate func write(into writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key("mode")
-        writer.string(self.mode.rawValue)
-        writer.optionalMember("keyMD5", self.keyMD5)
+        writer.member("mode", self.mode.rawValue)
+        writer.member("keyMD5", ifPresent: self.keyMD5)
         writer.key("segments")
         writer.beginArray()
         for segment in self.segments {
             writer.beginObject()
-            writer.key("length")
-            writer.int(Int(segment.length))
-            writer.key("iv")
-            writer.string(segment.iv)
+            writer.member("length", Int(segment.length))
+            writer.member("iv", segment.iv)
             writer.endObject()
         }
         writer.endArray()
@@ -181,15 +167,6 @@ extension StoredBodyPart {
         guard let record = RecordReader(node), let number = record.int("number"), let length = record.int64("length")
         else { return nil }
         self.init(number: number, length: length)
-    }
-}
-
-extension JSONWriter {
-    /// A string member, left out when the value is `nil`.
-    fileprivate mutating func optionalMember(_ key: String, _ value: String?) {
-        guard let value else { return }
-        self.key(key)
-        self.string(value)
     }
 }
 

@@ -71,7 +71,7 @@ extension WIFTool {
         @Argument(help: "The name to download (with --recursive, the name prefix; with --key, the key).")
         var name: String
 
-        @Option(name: .long, help: "With --recursive, how many files come down at once, 1 to 64 (by default 64 when none is over 256 KiB, else 16).")
+        @Option(name: .long, help: "With --recursive, how many files come down at once, 1 to 64 (by default 64 when none is over 16 KiB, else 16).")
         var jobs: Int?
 
         func validate() throws {

@@ -58,7 +58,7 @@ extension WIFTool {
         @Option(name: .long, help: "With --recursive, the name prefix to store the files under.")
         var to: String?
 
-        @Option(name: .long, help: "How many files go up at once, 1 to 64 (by default 64 when none is over 256 KiB, else 16).")
+        @Option(name: .long, help: "How many files go up at once, 1 to 64 (by default 64 when none is over 16 KiB, else 16).")
         var jobs: Int?
 
         @Argument(help: "The files to upload (or, with --recursive, one folder; '-' for standard input).")

@@ -57,8 +57,8 @@ import WIFFileStore
         // A size not known in advance may be anything.
         #expect(FileBatch.width(forSizes: [Int64(4096), nil]) == FileBatch.defaultWidth)
         #expect(FileBatch.width(forSizes: [Int64?]()) == FileBatch.smallFileWidth)
-        // So many small files in flight hold at most 16 MiB, and --jobs could ask for as many.
-        #expect(Int64(FileBatch.smallFileWidth) * small <= 16 << 20)
+        // So many small files in flight hold at most 1 MiB of their bytes, and --jobs could ask for as many.
+        #expect(Int64(FileBatch.smallFileWidth) * small <= 1 << 20)
         #expect(FileBatch.smallFileWidth <= FileBatch.maximumWidth && FileBatch.defaultWidth < FileBatch.smallFileWidth)
     }
 }

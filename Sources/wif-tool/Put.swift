@@ -144,7 +144,8 @@ extension WIFTool {
                         bar: ProgressBar.standardError(label: label, total: plan.reduce(0) { $0 + $1.size }, quiet: self.store.quiet))
                     var uploaded: [Uploaded] = []
                     let announces = !self.options.json && !self.store.quiet
-                    let width = self.jobs ?? FileBatch.width(forSizes: plan.lazy.map { Optional($0.size) })
+                    // A size of 0 is read to its end (a FIFO, a device, a file of /proc): not known in advance.
+                    let width = self.jobs ?? FileBatch.width(forSizes: plan.lazy.map { $0.size == 0 ? nil : $0.size })
                     try await FileBatch.run(plan, width: width) { index, item in
                         let report: TransferProgressHandler = { progress.update(file: index, transferred: $0.bytesTransferred) }
                         let result: PutObjectResult

@@ -114,6 +114,22 @@ struct S3HostRule: Sendable, Hashable {
 
     /// The host without its port, lowercased.
     static func hostName(_ host: String) -> String {
+        // Every request's host comes through here. Printable ASCII, as hosts are, is read as bytes: each
+        // byte is then one Character, so the steps below give what they give over Characters.
+        guard host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return Self.hostNameByCharacters(host) }
+        var bytes = Array(host.utf8)
+        if bytes.first == UInt8(ascii: "[") {
+            if let close = bytes.firstIndex(of: UInt8(ascii: "]")) { bytes.removeSubrange((close + 1)...) }
+        } else if let colon = bytes.lastIndex(of: UInt8(ascii: ":")) {
+            bytes.removeSubrange(colon...)
+        }
+        if bytes.last == UInt8(ascii: ".") { bytes.removeLast() }
+        for index in bytes.indices where bytes[index] >= 0x41 && bytes[index] <= 0x5A { bytes[index] += 0x20 }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ``hostName(_:)`` over Characters, for a host that is not printable ASCII.
+    static func hostNameByCharacters(_ host: String) -> String {
         var name = Substring(host)
         if name.hasPrefix("[") {
             // [IPv6]:port
@@ -126,7 +142,11 @@ struct S3HostRule: Sendable, Hashable {
     }
 
     static func isIPAddress(_ host: String) -> Bool {
-        host.hasPrefix("[") || host.contains(":") || Self.isIPv4(host)
+        // ":" and "[" are ASCII: in a host of printable ASCII their bytes are their Characters.
+        if host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
+            return host.utf8.first == UInt8(ascii: "[") || host.utf8.contains(UInt8(ascii: ":")) || Self.isIPv4(host)
+        }
+        return host.hasPrefix("[") || host.contains(":") || Self.isIPv4(host)
     }
 
     /// Whether `text` is four dot-separated numbers of one to three ASCII digits, each at most 255.

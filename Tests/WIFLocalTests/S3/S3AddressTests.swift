@@ -1,4 +1,5 @@
 import Testing
+import WIFTestSupport
 
 @testable import WIFLocal
 
@@ -128,5 +129,21 @@ struct S3AddressTests {
     ])
     func anIPv4AddressIsFourNumbersUpTo255(text: String, isAddress: Bool) {
         #expect(S3HostRule.isIPv4(text) == isAddress)
+    }
+
+    @Test func aHostOfPrintableASCIIIsReadAsItsCharactersAre() {
+        // The byte path must answer as the Character path does, on hosts built from the pieces that matter.
+        let pieces = ["a", "B", "z", "0", "9", ".", ":", "[", "]", "-", "s3", "localhost", "127.0.0.1", "::1", "nip.io", "X"]
+        var generator = SplitMix64(seed: 0x4057)
+        for _ in 0..<5_000 {
+            let host = (0..<generator.below(7)).map { _ in pieces[generator.below(pieces.count)] }.joined()
+            #expect(S3HostRule.hostName(host) == S3HostRule.hostNameByCharacters(host), "\(host)")
+            #expect(S3HostRule.isIPAddress(host) == (host.hasPrefix("[") || host.contains(":") || S3HostRule.isIPv4(host)), "\(host)")
+        }
+        #expect(S3HostRule.hostName("B1.S3.LocalHost.:9000") == "b1.s3.localhost")
+        #expect(S3HostRule.hostName("[::1]:9000") == "[::1]")
+        // Not printable ASCII: read over Characters, where a combining mark makes ":" part of another one.
+        #expect(S3HostRule.hostName("b\u{E9}.localhost:9000") == "b\u{E9}.localhost")
+        #expect(S3HostRule.hostName("a:\u{301}9") == "a:\u{301}9")
     }
 }

@@ -118,4 +118,12 @@ struct JSONParserTests {
         #expect(String(decoding: text[members[0].value.range], as: UTF8.self) == #"{"Version": "2012-10-17"}"#)
         #expect(String(decoding: text[members[1].value.range], as: UTF8.self) == "1.50")
     }
+
+    @Test("reads whole numbers of 64 bits exactly, and nothing else as one")
+    func wholeNumbers() throws {
+        let node = try JSONParser.parse(Array(#"[0, -7, 9223372036854775807, -9223372036854775808, 9223372036854775808, 1.0, 1e3, "5", null]"#.utf8))
+        let values = try #require(node.arrayValue).map(\.int64Value)
+        #expect(values == [0, -7, .max, .min, nil, nil, nil, nil, nil])
+        #expect(node.arrayValue?.first?.intValue == 0)
+    }
 }

@@ -67,6 +67,16 @@ package struct JSONNode: Sendable {
         return value
     }
 
+    /// The number as a whole number of 64 bits, written without a fraction or exponent; `nil` for
+    /// another kind of value or a number that is not such.
+    package var int64Value: Int64? {
+        guard case .number(let text) = self.kind else { return nil }
+        return Int64(text)
+    }
+
+    /// ``int64Value`` as an `Int`.
+    package var intValue: Int? { self.int64Value.flatMap { Int(exactly: $0) } }
+
     /// The members of an object by key, `nil` for another kind of value. Of a key named twice the last
     /// member is kept, as most readers do; a reader that must refuse duplicates asks the parser to.
     package var objectMembers: [String: JSONNode]? {

@@ -189,7 +189,7 @@ final class LambdaAuthorizerRunner: Sendable {
                 }
             }
             if let ttl = root.member("ttlOverride") {
-                guard case .number(let text) = ttl.kind, let seconds = Int(text), seconds >= 0 else {
+                guard let seconds = ttl.intValue, seconds >= 0 else {
                     throw Failure(message: "ttlOverride must be a whole number of seconds")
                 }
                 self.ttlOverride = seconds

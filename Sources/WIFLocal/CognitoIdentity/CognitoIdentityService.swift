@@ -114,8 +114,8 @@ struct CognitoIdentityService: Sendable {
         func int(_ key: String) throws(AWSErrorResponse) -> Int? {
             guard let node = self.members.first(where: { $0.key == key })?.value else { return nil }
             switch node.kind {
-            case .number(let text):
-                guard let value = Int(text) else { throw Self.invalid("\(key) must be a whole number") }
+            case .number:
+                guard let value = node.intValue else { throw Self.invalid("\(key) must be a whole number") }
                 return value
             case .null: return nil
             default: throw Self.invalid("\(key) must be a number, not \(node.typeName)")

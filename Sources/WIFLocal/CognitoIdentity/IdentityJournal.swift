@@ -111,7 +111,7 @@ final class IdentityJournal: Sendable {
     private static func entry(_ bytes: [UInt8]) -> Entry? {
         guard let node = try? JSONParser.parse(bytes), let op = node.member("op")?.stringValue,
             let id = node.member("id")?.stringValue, IdentityPoolDefinition.isPoolOrIdentityId(id),
-            case .number(let number)? = node.member("at")?.kind, let at = Int64(number)
+            let at = node.member("at")?.int64Value
         else { return nil }
         switch op {
         case "create":

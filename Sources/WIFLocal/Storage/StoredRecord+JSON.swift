@@ -197,14 +197,6 @@ private struct RecordReader {
 }
 
 extension JSONNode {
-    /// A whole number that fits in 64 bits, written without a fraction or exponent.
-    fileprivate var int64Value: Int64? {
-        guard case .number(let text) = self.kind else { return nil }
-        return Int64(text)
-    }
-
-    fileprivate var intValue: Int? { self.int64Value.flatMap { Int(exactly: $0) } }
-
     /// Every element read by `read`; `nil` when this is not an array or an element does not read.
     fileprivate func array<Element>(_ read: (JSONNode) -> Element?) -> [Element]? {
         guard let elements = self.arrayValue else { return nil }

@@ -147,7 +147,7 @@ extension OAuth2Client {
     static func integer(_ value: JSONNode?) -> Int? {
         switch value?.kind {
         case .number(let text)?:
-            if let number = Int(text) { return number }
+            if let number = value?.intValue { return number }
             guard let number = Double(text), number.isFinite, abs(number) < 1e12 else { return nil }
             return Int(number)
         case .string(let text)?: return Int(text)
